@@ -1,0 +1,302 @@
+/*
+ * mbcrypto.h - the only public header of mbcrypto.
+ *
+ * mbcrypto runs up to 8 independent public-key operations side by side, one
+ * per 64-bit lane of a 512-bit register (AVX-512 IFMA), with a portable C
+ * path that computes exactly the same digits on any x86-64 CPU.
+ *
+ * Conventions used throughout:
+ *  - Batch entry points end in _mb8. They take an explicit lane_mask (bit i set
+ *    means lane i is active) and return an mbc_status word with a 4-bit code
+ *    per lane (see mbc_lane_code()). Inactive lanes report MBC_LANE_EMPTY and
+ *    their pointers are never read or written.
+ *  - Single-request calls return an mbc_err.
+ *  - Big numbers cross the API as big-endian byte strings.
+ *  - All buffers are owned by the caller; the library keeps no pointer to
+ *    them after a call returns.
+ */
+#ifndef MBCRYPTO_H
+#define MBCRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MBC_BUILDING_LIBRARY)
+#define MBC_API __attribute__((visibility("default")))
+#else
+#define MBC_API
+#endif
+
+#define MBC_VERSION_MAJOR 0
+#define MBC_VERSION_MINOR 1
+#define MBC_VERSION_PATCH 0
+
+/* MBC_LANES: the number of lanes of every _mb8 call. */
+#define MBC_LANES 8
+/* MBC_LANE_MASK_ALL: a lane_mask with all 8 lanes active. */
+#define MBC_LANE_MASK_ALL 0xFFu
+
+/* mbc_version_string: the library version, e.g. "0.1.0". */
+MBC_API const char *mbc_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors and lane status                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* mbc_err: the result of a single-request call or of a key constructor. */
+typedef enum mbc_err {
+    MBC_OK = 0,
+    MBC_ERR_NULL_PARAM = 1,     /* a required pointer was NULL */
+    MBC_ERR_BAD_PARAM = 2,      /* an argument is malformed: wrong length, input >= modulus */
+    MBC_ERR_KEY_SIZE = 3,       /* modulus is not 2048, 3072 or 4096 bits, or a prime is too long */
+    MBC_ERR_EVEN_MODULUS = 4,   /* n, p or q is even */
+    MBC_ERR_KEY_MISMATCH = 5,   /* p * q != n */
+    MBC_ERR_BAD_EXPONENT = 6,   /* e is even, e < 3, or e >= n */
+    MBC_ERR_KEY_RANGE = 7,      /* dp >= p, dq >= q or qinv >= p */
+    MBC_ERR_NO_MEMORY = 8,      /* an allocation failed */
+    MBC_ERR_FAULT = 9,          /* the CRT result failed its check with e; no output released */
+    MBC_ERR_UNSUPPORTED = 10,   /* the request is valid but not supported */
+    MBC_ERR_SIG_INVALID = 11    /* a signature or encoding did not verify */
+} mbc_err;
+
+/* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
+MBC_API const char *mbc_err_str(mbc_err err);
+
+/*
+ * mbc_status: 4 bits per lane, lane i in bits 4i..4i+3. The values are codes,
+ * not flags: each lane reports the first error it met.
+ */
+typedef uint32_t mbc_status;
+
+enum mbc_lane_code {
+    MBC_LANE_OK = 0,           /* the lane's output was written and is correct */
+    MBC_LANE_EMPTY = 1,        /* the lane was not in lane_mask */
+    MBC_LANE_NULL_PARAM = 2,   /* a pointer of this lane (or the array holding it) was NULL */
+    MBC_LANE_BAD_PARAM = 3,    /* bad argument: input >= modulus, key of another size, bad key */
+    MBC_LANE_NOT_ON_CURVE = 4, /* (EC) the point is not on the curve */
+    MBC_LANE_LOW_ORDER = 5,    /* (EC/X25519) low-order point */
+    MBC_LANE_SIG_INVALID = 6,  /* a signature did not verify */
+    MBC_LANE_FAULT = 7,        /* the result failed its self-check; output not released */
+    MBC_LANE_UNSUPPORTED = 8,  /* valid request this build or call cannot serve */
+    MBC_LANE_NO_MEMORY = 9     /* scratch allocation failed */
+};
+
+/* mbc_lane_code: the code of one lane of a status word. */
+static inline unsigned mbc_lane_code(mbc_status st, unsigned lane)
+{
+    return (unsigned)(st >> (4u * lane)) & 0xFu;
+}
+
+/* mbc_status_ok_mask: a lane mask with bit i set where lane i is MBC_LANE_OK. */
+MBC_API unsigned mbc_status_ok_mask(mbc_status st);
+
+/* mbc_lane_code_str: a static name for a lane code ("MBC_LANE_FAULT"). */
+MBC_API const char *mbc_lane_code_str(unsigned code);
+
+/* ------------------------------------------------------------------------ */
+/* CPU features and dispatch                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define MBC_CPU_SSE2        (1ull << 0)
+#define MBC_CPU_SSSE3       (1ull << 1)
+#define MBC_CPU_SSE41       (1ull << 2)
+#define MBC_CPU_AESNI       (1ull << 3)
+#define MBC_CPU_PCLMULQDQ   (1ull << 4)
+#define MBC_CPU_AVX         (1ull << 5)
+#define MBC_CPU_AVX2        (1ull << 6)
+#define MBC_CPU_BMI2        (1ull << 7)
+#define MBC_CPU_ADX         (1ull << 8)
+#define MBC_CPU_AVX512F     (1ull << 9)
+#define MBC_CPU_AVX512DQ    (1ull << 10)
+#define MBC_CPU_AVX512BW    (1ull << 11)
+#define MBC_CPU_AVX512VL    (1ull << 12)
+#define MBC_CPU_AVX512IFMA  (1ull << 13)
+#define MBC_CPU_AVX512VBMI  (1ull << 14)
+#define MBC_CPU_VAES        (1ull << 15)
+#define MBC_CPU_VPCLMULQDQ  (1ull << 16)
+#define MBC_CPU_GFNI        (1ull << 17)
+
+/* MBC_CPU_IFMA_PATH: every feature the 8-lane IFMA kernels need. */
+#define MBC_CPU_IFMA_PATH \
+    (MBC_CPU_AVX512F | MBC_CPU_AVX512BW | MBC_CPU_AVX512VL | MBC_CPU_AVX512IFMA)
+
+/*
+ * mbc_cpu_features: the feature word the library dispatches on: what CPUID and
+ * XGETBV report (AVX-512 bits only if the OS saves opmask and ZMM state),
+ * minus what MBCRYPTO_CPU_MASK and mbc_cpu_restrict() removed.
+ *
+ * MBCRYPTO_CPU_MASK, read once at first use, is a hexadecimal (0x...) or
+ * decimal feature word of features to KEEP; everything else is removed. It
+ * can only remove features, so a forced path never executes an instruction
+ * the CPU lacks. Example: MBCRYPTO_CPU_MASK=0 forces every portable path.
+ */
+MBC_API uint64_t mbc_cpu_features(void);
+
+/*
+ * mbc_cpu_restrict: keep only the features in allowed (intersected with what
+ * the CPU has and with MBCRYPTO_CPU_MASK) and re-select every implementation.
+ * Calling it again with a larger word restores features, never beyond the
+ * CPU's. For tests and benchmarks: must not run concurrently with any other
+ * mbcrypto call. Returns the new effective feature word.
+ */
+MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed);
+
+/* mbc_alg: algorithm families whose implementation can be queried. */
+typedef enum mbc_alg {
+    MBC_ALG_RSA = 0
+} mbc_alg;
+
+/*
+ * mbc_impl_name: the name of the implementation currently selected for alg:
+ * "ifma" (AVX-512 IFMA, 8 lanes) or "c" (portable). NULL for an unknown alg.
+ */
+MBC_API const char *mbc_impl_name(mbc_alg alg);
+
+/* ------------------------------------------------------------------------ */
+/* RSA                                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Key objects are built once (Montgomery constants are computed then) and may
+ * be shared by any number of threads and calls; they are immutable after
+ * creation. Supported moduli: exactly 2048, 3072 or 4096 bits.
+ */
+typedef struct mbc_rsa_priv_key mbc_rsa_priv_key;
+typedef struct mbc_rsa_pub_key mbc_rsa_pub_key;
+
+/*
+ * mbc_rsa_priv_components: the CRT private key as big-endian byte strings.
+ * Leading zero bytes are allowed in every field. p and q must each be shorter
+ * than half the modulus bits (as every standard 2-prime key generator makes
+ * them); qinv = q^-1 mod p, dp = d mod (p-1), dq = d mod (q-1).
+ */
+typedef struct mbc_rsa_priv_components {
+    const uint8_t *n;    size_t n_len;
+    const uint8_t *e;    size_t e_len;
+    const uint8_t *p;    size_t p_len;
+    const uint8_t *q;    size_t q_len;
+    const uint8_t *dp;   size_t dp_len;
+    const uint8_t *dq;   size_t dq_len;
+    const uint8_t *qinv; size_t qinv_len;
+} mbc_rsa_priv_components;
+
+/*
+ * mbc_rsa_priv_key_new: validates c and builds a private key in *key.
+ * Checks: modulus size (MBC_ERR_KEY_SIZE), odd n, p, q (MBC_ERR_EVEN_MODULUS),
+ * odd 3 <= e < n (MBC_ERR_BAD_EXPONENT), p and q below 2^(bits/2)
+ * (MBC_ERR_KEY_SIZE), p * q == n (MBC_ERR_KEY_MISMATCH), dp < p, dq < q,
+ * qinv < p (MBC_ERR_KEY_RANGE). NULL key, c or field: MBC_ERR_NULL_PARAM.
+ * The secret checks run in constant time; only their verdict is revealed.
+ * On error *key is set to NULL. The caller frees the key with
+ * mbc_rsa_priv_key_free(); c's buffers are not retained.
+ */
+MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key,
+                                     const mbc_rsa_priv_components *c);
+
+/* mbc_rsa_priv_key_free: wipes and frees key. NULL is allowed. */
+MBC_API void mbc_rsa_priv_key_free(mbc_rsa_priv_key *key);
+
+/* mbc_rsa_priv_key_bits: the modulus size in bits (2048/3072/4096), 0 for NULL. */
+MBC_API unsigned mbc_rsa_priv_key_bits(const mbc_rsa_priv_key *key);
+
+/*
+ * mbc_rsa_pub_key_new: builds a public key (n, e) in *key. n must be exactly
+ * 2048, 3072 or 4096 bits (MBC_ERR_KEY_SIZE) and odd (MBC_ERR_EVEN_MODULUS);
+ * e any odd value with 3 <= e < n (MBC_ERR_BAD_EXPONENT). On error *key is
+ * NULL. Free with mbc_rsa_pub_key_free().
+ */
+MBC_API mbc_err mbc_rsa_pub_key_new(mbc_rsa_pub_key **key,
+                                    const uint8_t *n, size_t n_len,
+                                    const uint8_t *e, size_t e_len);
+
+/* mbc_rsa_pub_key_free: wipes and frees key. NULL is allowed. */
+MBC_API void mbc_rsa_pub_key_free(mbc_rsa_pub_key *key);
+
+/* mbc_rsa_pub_key_bits: the modulus size in bits, 0 for NULL. */
+MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
+
+/*
+ * mbc_rsa_private_crt_mb8: out[i] = in[i]^d mod n of key[i], with the CRT, for
+ * every lane i in lane_mask. Raw RSA: no padding is added or removed.
+ *
+ * bits (2048, 3072 or 4096) is the size of every lane: in[i] and out[i] are
+ * bits/8 bytes, big-endian; a lane whose key has another size is
+ * MBC_LANE_BAD_PARAM. Keys may differ from lane to lane. out[i] may equal
+ * in[i]. Per-lane codes:
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  out, in or key array NULL, or out[i]/in[i]/key[i] NULL
+ *   MBC_LANE_BAD_PARAM   in[i] >= n, wrong key size, unsupported bits, or
+ *                        lane_mask above 0xFF (then every lane)
+ *   MBC_LANE_FAULT       the CRT result failed the check result^e == in
+ *   MBC_LANE_NO_MEMORY   scratch could not be allocated
+ * Every result is checked with the public exponent before it is reported
+ * OK. A lane that is active but not OK gets out[i] zeroed (when non-NULL).
+ * Constant time with respect to the private key and the input.
+ */
+MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
+                                           const uint8_t *const in[MBC_LANES],
+                                           const mbc_rsa_priv_key *const key[MBC_LANES],
+                                           unsigned bits, unsigned lane_mask);
+
+/*
+ * mbc_rsa_public_mb8: out[i] = in[i]^e mod n of key[i] for every lane in
+ * lane_mask. Same lane rules and codes as mbc_rsa_private_crt_mb8, without
+ * MBC_LANE_FAULT. Time depends on e (public), not on the input.
+ */
+MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
+                                      const uint8_t *const in[MBC_LANES],
+                                      const mbc_rsa_pub_key *const key[MBC_LANES],
+                                      unsigned bits, unsigned lane_mask);
+
+/*
+ * mbc_rsa_private_crt: one private operation: out = in^d mod n, with in and
+ * out of mbc_rsa_priv_key_bits(key)/8 bytes. Returns MBC_OK,
+ * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (in >= n), MBC_ERR_FAULT (out zeroed)
+ * or MBC_ERR_NO_MEMORY.
+ */
+MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in,
+                                    const mbc_rsa_priv_key *key);
+
+/* mbc_rsa_public: one public operation out = in^e mod n; codes as above. */
+MBC_API mbc_err mbc_rsa_public(uint8_t *out, const uint8_t *in,
+                               const mbc_rsa_pub_key *key);
+
+/* mbc_hash: the digest algorithms known to the PKCS#1 v1.5 helpers. */
+typedef enum mbc_hash {
+    MBC_HASH_SHA1 = 0,   /* legacy; for verifying old signatures */
+    MBC_HASH_SHA224 = 1,
+    MBC_HASH_SHA256 = 2,
+    MBC_HASH_SHA384 = 3,
+    MBC_HASH_SHA512 = 4
+} mbc_hash;
+
+/*
+ * mbc_rsa_pkcs1_v15_sign_encode: writes the EMSA-PKCS1-v1_5 encoding
+ * 00 01 FF..FF 00 DigestInfo(hash) digest into em[0..em_len), ready for
+ * mbc_rsa_private_crt*(); em_len is the modulus size in bytes. The caller
+ * hashes the message. Errors: MBC_ERR_NULL_PARAM; MBC_ERR_BAD_PARAM for an
+ * unknown hash, a digest_len that is not the hash's size, or an em_len too
+ * short for at least 8 bytes of FF padding.
+ */
+MBC_API mbc_err mbc_rsa_pkcs1_v15_sign_encode(uint8_t *em, size_t em_len, mbc_hash hash,
+                                              const uint8_t *digest, size_t digest_len);
+
+/*
+ * mbc_rsa_pkcs1_v15_verify_encoded: checks that em (the output of the public
+ * operation on a signature) is exactly the EMSA-PKCS1-v1_5 encoding of digest
+ * with hash. Compares in constant time. Returns MBC_OK, MBC_ERR_SIG_INVALID,
+ * or the errors of mbc_rsa_pkcs1_v15_sign_encode.
+ */
+MBC_API mbc_err mbc_rsa_pkcs1_v15_verify_encoded(const uint8_t *em, size_t em_len,
+                                                 mbc_hash hash, const uint8_t *digest,
+                                                 size_t digest_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MBCRYPTO_H */

@@ -1,0 +1,40 @@
+/*
+ * dispatch.h - the table of implementations, at batch-operation granularity.
+ * mbc_dispatch_fill() is a pure function of a feature word; the global table
+ * is filled once on first use (portable until then) and refilled only by
+ * mbc_cpu_restrict().
+ */
+#ifndef MBC_SRC_DISPATCH_H
+#define MBC_SRC_DISPATCH_H
+
+#include <stdint.h>
+
+#include "internal.h"
+#include "rsa/rsa_kern.h"
+
+struct mbc_dispatch {
+    const char *rsa_name;
+    void (*rsa_crt)(struct rsa_crt_args *a);
+    void (*rsa_pub)(struct rsa_pub_args *a);
+};
+
+/* mbc_dispatch_fill: t gets, slot by slot, the fastest implementation that
+ * features allows; a slot whose fast path is missing falls back on its own. */
+void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features);
+
+/* mbc_dispatch_get: the global table (filled on first call). */
+const struct mbc_dispatch *mbc_dispatch_get(void);
+
+/* mbc_cpu_detect: the CPU's own feature word (CPUID + XGETBV), unmasked. */
+uint64_t mbc_cpu_detect(void);
+
+/* mbc_cpu_features_from_regs: the pure part of detection, for tests: regs[0]
+ * is CPUID leaf 1 and regs[1] leaf 7 subleaf 0 (eax, ebx, ecx, edx). */
+uint64_t mbc_cpu_features_from_regs(uint32_t (*regs)[4], uint32_t max_leaf, uint64_t xcr0,
+                                    int osxsave);
+
+/* mbc_cpu_parse_mask: parses a MBCRYPTO_CPU_MASK value (hex with 0x, or
+ * decimal); a NULL, empty or malformed value keeps every feature. */
+uint64_t mbc_cpu_parse_mask(const char *s);
+
+#endif /* MBC_SRC_DISPATCH_H */

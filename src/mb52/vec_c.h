@@ -1,0 +1,115 @@
+/*
+ * vec_c.h - the portable backend of the mb52 vector API: one vec is 8 plain
+ * uint64_t lanes, one vmask is 8 all-ones/zero words. Every operation gives
+ * bit-identical results to vec_ifma.h, and none branches on lane values.
+ */
+#ifndef MBC_SRC_MB52_VEC_C_H
+#define MBC_SRC_MB52_VEC_C_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "../ct.h"
+
+typedef struct {
+    uint64_t v[8];
+} vec;
+typedef struct {
+    uint64_t v[8];
+} vmask;
+
+#define MBC_KFN(name) name##_c
+#define MBC_VEC_NAME "c"
+
+#define VEC_MAP(expr)                                                                 \
+    vec r_;                                                                           \
+    for (int i = 0; i < 8; i++) {                                                     \
+        r_.v[i] = (expr);                                                             \
+    }                                                                                 \
+    return r_
+
+#define M52 ((1ull << 52) - 1)
+
+static inline vec v_load(const uint64_t *p) { vec r; memcpy(r.v, p, sizeof(r.v)); return r; }
+static inline void v_store(uint64_t *p, vec a) { memcpy(p, a.v, sizeof(a.v)); }
+static inline vec v_zero(void) { VEC_MAP(0); }
+static inline vec v_set1(uint64_t x) { VEC_MAP(x); }
+static inline vec v_madd52lo(vec acc, vec a, vec b)
+{
+    VEC_MAP(acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52));
+}
+static inline vec v_madd52hi(vec acc, vec a, vec b)
+{
+    VEC_MAP(acc.v[i] +
+            (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52));
+}
+static inline vec v_add(vec a, vec b) { VEC_MAP(a.v[i] + b.v[i]); }
+static inline vec v_sub(vec a, vec b) { VEC_MAP(a.v[i] - b.v[i]); }
+static inline vec v_and(vec a, vec b) { VEC_MAP(a.v[i] & b.v[i]); }
+static inline vec v_or(vec a, vec b) { VEC_MAP(a.v[i] | b.v[i]); }
+static inline vec v_xor(vec a, vec b) { VEC_MAP(a.v[i] ^ b.v[i]); }
+static inline vec v_srl(vec a, unsigned n) { VEC_MAP(a.v[i] >> n); }
+static inline vec v_sll(vec a, unsigned n) { VEC_MAP(a.v[i] << n); }
+static inline vec v_srl52(vec a) { VEC_MAP(a.v[i] >> 52); }
+static inline vec v_sra63(vec a) { VEC_MAP(0 - (a.v[i] >> 63)); }
+static inline vmask v_eq(vec a, vec b)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = mbc_ct_eq_mask(a.v[i], b.v[i]);
+    }
+    return r;
+}
+static inline vmask v_nonzero(vec a)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = ~mbc_ct_is_zero_mask(a.v[i]);
+    }
+    return r;
+}
+static inline vec v_blend(vmask m, vec a, vec b) { VEC_MAP((b.v[i] & m.v[i]) | (a.v[i] & ~m.v[i])); }
+static inline vmask vm_and(vmask a, vmask b)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = a.v[i] & b.v[i];
+    }
+    return r;
+}
+static inline vmask vm_or(vmask a, vmask b)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = a.v[i] | b.v[i];
+    }
+    return r;
+}
+static inline vmask vm_not(vmask a)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = ~a.v[i];
+    }
+    return r;
+}
+static inline vmask vm_from_bits(unsigned bits)
+{
+    vmask r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = 0 - (uint64_t)((bits >> i) & 1u);
+    }
+    return r;
+}
+static inline unsigned vm_bits(vmask m)
+{
+    unsigned bits = 0;
+    for (int i = 0; i < 8; i++) {
+        bits |= (unsigned)(m.v[i] & 1u) << i;
+    }
+    return bits;
+}
+
+#undef M52
+
+#endif /* MBC_SRC_MB52_VEC_C_H */

@@ -1,0 +1,286 @@
+/*
+ * rsa.c - the RSA batch calls: lane validation, gathering the 8 keys into
+ * mb52 rows, conversions, the kernel call through the dispatch table, and the
+ * per-lane status. Baseline x86-64 code.
+ */
+#include <string.h>
+
+#include "../dispatch.h"
+#include "rsa_internal.h"
+
+unsigned mbc_rsa_test_fault_lanes;
+
+/* row_alloc: a bump allocator over one aligned block of mb52 rows. */
+struct row_alloc {
+    mb52_row *next;
+};
+
+static mb52_row *rows(struct row_alloc *ra, unsigned count)
+{
+    mb52_row *r = ra->next;
+    ra->next += count;
+    return r;
+}
+
+/* gather_mod: rows of one modulus and its constants, for lanes in mask. */
+static void gather_mod(struct rsa_mod *out, struct row_alloc *ra, unsigned k,
+                       const struct rsa_mod_consts *const c[8], unsigned mask)
+{
+    const uint64_t *col[8];
+    mb52_row *m = rows(ra, k), *r1 = rows(ra, k), *tm = rows(ra, k), *m0 = rows(ra, 1);
+    for (unsigned l = 0; l < 8; l++) {
+        col[l] = ((mask >> l) & 1u) ? c[l]->m : NULL;
+    }
+    mb52_gather(m, k, col, mask);
+    for (unsigned l = 0; l < 8; l++) {
+        col[l] = ((mask >> l) & 1u) ? c[l]->r1 : NULL;
+    }
+    mb52_gather(r1, k, col, mask);
+    for (unsigned l = 0; l < 8; l++) {
+        col[l] = ((mask >> l) & 1u) ? c[l]->to_mont : NULL;
+    }
+    mb52_gather(tm, k, col, mask);
+    for (unsigned l = 0; l < 8; l++) {
+        (*m0)[l] = ((mask >> l) & 1u) ? c[l]->m0inv : 0;
+    }
+    *out = (struct rsa_mod){k, m, m0, r1, tm};
+}
+
+/* gather_arr: rows of one per-lane digit array (arr[l] for lanes in mask). */
+static mb52_row *gather_arr(struct row_alloc *ra, unsigned k, const uint64_t *const arr[8],
+                            unsigned mask)
+{
+    mb52_row *r = rows(ra, k);
+    mb52_gather(r, k, arr, mask);
+    return r;
+}
+
+/* below_mask: lanes (of mask) whose x (rows) is below m (rows). Public
+ * verdict of a comparison on the input. */
+static unsigned below_mask(const mb52_row *x, const mb52_row *m, unsigned k, unsigned mask)
+{
+    unsigned below = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        uint64_t borrow = 0;
+        for (unsigned j = 0; j < k; j++) {
+            borrow = (x[j][l] - m[j][l] - borrow) >> 63;
+        }
+        below |= (unsigned)borrow << l;
+    }
+    return below & mask;
+}
+
+/*
+ * lane_check: the common first pass of every RSA batch call. Returns the
+ * status with EMPTY, NULL_PARAM and BAD_PARAM filled in and sets *valid to the
+ * lanes that passed. key_bits(l) gives lane l's key size (0 if malformed).
+ */
+static mbc_status lane_check(uint8_t *const out[8], const uint8_t *const in[8],
+                             const void *const key[8], unsigned (*key_bits)(const void *),
+                             unsigned bits, unsigned lane_mask, unsigned *valid)
+{
+    mbc_status st = 0;
+    *valid = 0;
+    if (lane_mask > MBC_LANE_MASK_ALL) {
+        return mbc_status_all(MBC_LANE_BAD_PARAM);
+    }
+    for (unsigned l = 0; l < 8; l++) {
+        unsigned code = MBC_LANE_OK;
+        if (!((lane_mask >> l) & 1u)) {
+            code = MBC_LANE_EMPTY;
+        } else if (out == NULL || in == NULL || key == NULL || out[l] == NULL ||
+                   in[l] == NULL || key[l] == NULL) {
+            code = MBC_LANE_NULL_PARAM;
+        } else if (!rsa_supported_bits(bits) || key_bits(key[l]) != bits) {
+            code = MBC_LANE_BAD_PARAM;
+        } else {
+            *valid |= 1u << l;
+        }
+        st = mbc_status_set(st, l, code);
+    }
+    return st;
+}
+
+/* finish: writes the OK lanes' results, zeroes the outputs of active lanes
+ * that failed, and returns the final status. */
+static mbc_status finish(mbc_status st, uint8_t *const out[8], size_t len,
+                         const mb52_row *res, unsigned k, unsigned ok, unsigned lane_mask)
+{
+    if (ok != 0) {
+        mb52_to_be8(out, len, res, k, ok);
+    }
+    for (unsigned l = 0; l < 8; l++) {
+        if (((lane_mask >> l) & 1u) && mbc_lane_code(st, l) != MBC_LANE_OK && out != NULL &&
+            out[l] != NULL) {
+            memset(out[l], 0, len);
+        }
+    }
+    return st;
+}
+
+static mbc_status set_lanes(mbc_status st, unsigned lanes, unsigned code)
+{
+    for (unsigned l = 0; l < 8; l++) {
+        if ((lanes >> l) & 1u) {
+            st = mbc_status_set(st, l, code);
+        }
+    }
+    return st;
+}
+
+static unsigned priv_bits(const void *k)
+{
+    return mbc_rsa_priv_key_bits(k);
+}
+
+static unsigned pub_bits(const void *k)
+{
+    return mbc_rsa_pub_key_bits(k);
+}
+
+MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
+                                           const uint8_t *const in[MBC_LANES],
+                                           const mbc_rsa_priv_key *const key[MBC_LANES],
+                                           unsigned bits, unsigned lane_mask)
+{
+    unsigned valid;
+    mbc_status st = lane_check(out, in, (const void *const *)key, priv_bits, bits, lane_mask,
+                               &valid);
+    if (valid == 0) {
+        return finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
+    }
+    const unsigned kh = rsa_half_digits(bits);
+    const unsigned kn = 2 * kh;
+    const size_t nrows = 2 * (3 * kh + 1) + 3 * kh + (3 * kn + 1) + 3 * kn +
+                         rsa_crt_scratch_rows(kh);
+    mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
+    if (block == NULL) {
+        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, NULL, 0, 0,
+                      lane_mask);
+    }
+    struct row_alloc ra = {block};
+    const struct rsa_mod_consts *pc[8], *qc[8], *nc[8];
+    const uint64_t *dp[8], *dq[8], *qi[8], *e[8];
+    unsigned e_bits = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        const mbc_rsa_priv_key *k = ((valid >> l) & 1u) ? key[l] : NULL;
+        pc[l] = k ? &k->p : NULL;
+        qc[l] = k ? &k->q : NULL;
+        nc[l] = k ? &k->pub.n : NULL;
+        dp[l] = k ? k->dp : NULL;
+        dq[l] = k ? k->dq : NULL;
+        qi[l] = k ? k->qinv_r : NULL;
+        e[l] = k ? k->pub.e : NULL;
+        if (k && k->pub.e_bits > e_bits) {
+            e_bits = k->pub.e_bits;
+        }
+    }
+    struct rsa_crt_args a = {0};
+    gather_mod(&a.p, &ra, kh, pc, valid);
+    gather_mod(&a.q, &ra, kh, qc, valid);
+    gather_mod(&a.n, &ra, kn, nc, valid);
+    a.dp = gather_arr(&ra, kh, dp, valid);
+    a.dq = gather_arr(&ra, kh, dq, valid);
+    a.qinv_r = gather_arr(&ra, kh, qi, valid);
+    a.e = gather_arr(&ra, kn, e, valid);
+    a.e_bits = e_bits;
+    a.half_bits = bits / 2;
+    mb52_row *x = rows(&ra, kn);
+    a.in = x;
+    a.out = rows(&ra, kn);
+    a.scratch = rows(&ra, rsa_crt_scratch_rows(kh));
+    mb52_from_be8(x, kn, in, bits / 8, valid);
+
+    unsigned in_ok = below_mask(x, a.n.m, kn, valid);
+    st = set_lanes(st, valid & ~in_ok, MBC_LANE_BAD_PARAM);
+    a.lanes = in_ok;
+    a.fault_lanes = mbc_rsa_test_fault_lanes & in_ok;
+    if (in_ok != 0) {
+        mbc_dispatch_get()->rsa_crt(&a);
+    }
+    st = set_lanes(st, in_ok & ~a.ok_lanes, MBC_LANE_FAULT);
+    st = finish(st, out, bits / 8, a.out, kn, in_ok & a.ok_lanes, lane_mask);
+    mbc_aligned_free(block, nrows * sizeof(mb52_row));
+    return st;
+}
+
+MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
+                                      const uint8_t *const in[MBC_LANES],
+                                      const mbc_rsa_pub_key *const key[MBC_LANES],
+                                      unsigned bits, unsigned lane_mask)
+{
+    unsigned valid;
+    mbc_status st = lane_check(out, in, (const void *const *)key, pub_bits, bits, lane_mask,
+                               &valid);
+    if (valid == 0) {
+        return finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
+    }
+    const unsigned kn = 2 * rsa_half_digits(bits);
+    const size_t nrows = (3 * kn + 1) + 3 * kn + rsa_pub_scratch_rows(kn);
+    mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
+    if (block == NULL) {
+        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, NULL, 0, 0,
+                      lane_mask);
+    }
+    struct row_alloc ra = {block};
+    const struct rsa_mod_consts *nc[8];
+    const uint64_t *e[8];
+    unsigned e_bits = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        const mbc_rsa_pub_key *k = ((valid >> l) & 1u) ? key[l] : NULL;
+        nc[l] = k ? &k->n : NULL;
+        e[l] = k ? k->e : NULL;
+        if (k && k->e_bits > e_bits) {
+            e_bits = k->e_bits;
+        }
+    }
+    struct rsa_pub_args a = {0};
+    gather_mod(&a.n, &ra, kn, nc, valid);
+    a.e = gather_arr(&ra, kn, e, valid);
+    a.e_bits = e_bits;
+    mb52_row *x = rows(&ra, kn);
+    a.in = x;
+    a.out = rows(&ra, kn);
+    a.scratch = rows(&ra, rsa_pub_scratch_rows(kn));
+    mb52_from_be8(x, kn, in, bits / 8, valid);
+
+    unsigned in_ok = below_mask(x, a.n.m, kn, valid);
+    st = set_lanes(st, valid & ~in_ok, MBC_LANE_BAD_PARAM);
+    a.lanes = in_ok;
+    if (in_ok != 0) {
+        mbc_dispatch_get()->rsa_pub(&a);
+    }
+    st = finish(st, out, bits / 8, a.out, kn, in_ok, lane_mask);
+    mbc_aligned_free(block, nrows * sizeof(mb52_row));
+    return st;
+}
+
+MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in, const mbc_rsa_priv_key *key)
+{
+    if (out == NULL || in == NULL || key == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    unsigned bits = mbc_rsa_priv_key_bits(key);
+    if (bits == 0) {
+        return MBC_ERR_BAD_PARAM;
+    }
+    uint8_t *const o[8] = {out};
+    const uint8_t *const i[8] = {in};
+    const mbc_rsa_priv_key *const k[8] = {key};
+    return mbc_lane_code_to_err(mbc_lane_code(mbc_rsa_private_crt_mb8(o, i, k, bits, 1), 0));
+}
+
+MBC_API mbc_err mbc_rsa_public(uint8_t *out, const uint8_t *in, const mbc_rsa_pub_key *key)
+{
+    if (out == NULL || in == NULL || key == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    unsigned bits = mbc_rsa_pub_key_bits(key);
+    if (bits == 0) {
+        return MBC_ERR_BAD_PARAM;
+    }
+    uint8_t *const o[8] = {out};
+    const uint8_t *const i[8] = {in};
+    const mbc_rsa_pub_key *const k[8] = {key};
+    return mbc_lane_code_to_err(mbc_lane_code(mbc_rsa_public_mb8(o, i, k, bits, 1), 0));
+}

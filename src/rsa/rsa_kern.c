@@ -1,0 +1,196 @@
+/*
+ * rsa_kern.c - RSA kernels on mb52 rows, compiled twice: with MBC_VEC_IFMA=1
+ * and the AVX-512 IFMA flags (symbols _ifma), and portable (symbols _c).
+ * Both compute identical digits.
+ *
+ * Private exponentiation: fixed windows of RSA_WIN bits over exactly
+ * half_bits exponent bits, a full masked scan of the table per window, the
+ * same sequence of operations for every key and input.
+ * Public exponentiation: left-to-right binary over e_bits; e is public, so a
+ * multiply is skipped when no active lane has that bit set.
+ */
+#include "../mb52/arith.h"
+#include "rsa_kern.h"
+
+typedef void amm_fn(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                    vec m0inv);
+
+/* One unrolled instantiation per digit count of the RSA classes; the glue
+ * only builds batches of these sizes. */
+#define AMM_INSTANCE(K)                                                               \
+    static void amm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,              \
+                        const mb52_row *m, vec m0inv)                                   \
+    {                                                                                 \
+        mb52_amm_k(r, a, b, m, m0inv, K);                                             \
+    }
+AMM_INSTANCE(20)
+AMM_INSTANCE(30)
+AMM_INSTANCE(40)
+AMM_INSTANCE(60)
+AMM_INSTANCE(80)
+
+static amm_fn *amm_for(unsigned k)
+{
+    switch (k) {
+    case 20:
+        return amm_20;
+    case 30:
+        return amm_30;
+    case 40:
+        return amm_40;
+    case 60:
+        return amm_60;
+    case 80:
+        return amm_80;
+    default:
+        return NULL;
+    }
+}
+
+void MBC_KFN(mb52_amm)(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                       const mb52_row *m0inv, unsigned k)
+{
+    amm_fn *f = amm_for(k);
+    if (f != NULL) {
+        f(r, a, b, m, v_load(*m0inv));
+    } else {
+        mb52_amm_k(r, a, b, m, v_load(*m0inv), k);
+    }
+}
+
+void MBC_KFN(mb52_redc)(mb52_row *r, const mb52_row *t, const mb52_row *m,
+                        const mb52_row *m0inv, unsigned k)
+{
+    mb52_redc_k(r, t, m, v_load(*m0inv), k);
+}
+
+/* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. */
+static void from_mont(mb52_row *r, const mb52_row *a, const struct rsa_mod *md, amm_fn *amm,
+                      mb52_row *one)
+{
+    mb52_set_small(one, 1, md->k);
+    amm(r, a, one, md->m, v_load(*md->m0inv));
+    mb52_cond_sub(r, md->m, md->k);
+}
+
+/*
+ * pub_exp: out = in^e mod n per lane, fully reduced. scratch: 4 k rows.
+ * Pre: in < n. Time depends on e (public) only.
+ */
+static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+                    const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
+{
+    const unsigned k = n->k;
+    const unsigned ke = mb52_digits(e_bits);
+    amm_fn *amm = amm_for(k);
+    const vec n0 = v_load(*n->m0inv);
+    mb52_row *x = scratch;
+    mb52_row *r = scratch + k;
+    mb52_row *t = scratch + 2 * k;
+    mb52_row *one = scratch + 3 * k;
+
+    amm(x, in, n->to_mont, n->m, n0); /* x = in R */
+    mb52_copy(r, n->r1, k);          /* r = R (one) */
+    for (unsigned bit = e_bits; bit-- > 0;) {
+        amm(r, r, r, n->m, n0);
+        const vmask set = v_nonzero(mb52_window(e, ke, bit, 1));
+        if ((vm_bits(set) & lanes) == 0) {
+            continue; /* public: no active lane has this exponent bit */
+        }
+        amm(t, r, x, n->m, n0);
+        for (unsigned j = 0; j < k; j++) {
+            v_store(r[j], v_blend(set, v_load(r[j]), v_load(t[j])));
+        }
+    }
+    from_mont(out, r, n, amm, one);
+}
+
+void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
+{
+    pub_exp(a->out, a->in, &a->n, a->e, a->e_bits, a->lanes, a->scratch);
+}
+
+/*
+ * crt_half: out = in^d mod m per lane, fully reduced (< m), constant time.
+ * in has 2k rows (< n < R m); d has k rows and at most d_bits bits.
+ * scratch: (2^RSA_WIN + 4) k rows.
+ */
+static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md,
+                     const mb52_row *d, unsigned d_bits, mb52_row *scratch)
+{
+    const unsigned k = md->k;
+    const unsigned nt = 1u << RSA_WIN;
+    amm_fn *amm = amm_for(k);
+    const vec m0 = v_load(*md->m0inv);
+    mb52_row *table = scratch;
+    mb52_row *x = scratch + (size_t)nt * k;
+    mb52_row *r = x + k;
+    mb52_row *w = r + k;
+    mb52_row *one = w + k;
+
+    /* x = in R mod m: REDC gives in / R, times R^3 gives in R. */
+    mb52_redc_k(x, in, md->m, m0, k);
+    amm(x, x, md->to_mont, md->m, m0);
+
+    mb52_copy(table, md->r1, k);
+    mb52_copy(table + k, x, k);
+    for (unsigned i = 2; i < nt; i++) {
+        mb52_row *ti = table + (size_t)i * k;
+        if (i % 2 == 0) {
+            mb52_row *half = table + (size_t)(i / 2) * k;
+            amm(ti, half, half, md->m, m0);
+        } else {
+            amm(ti, table + (size_t)(i - 1) * k, x, md->m, m0);
+        }
+    }
+
+    const unsigned nwin = (d_bits + RSA_WIN - 1) / RSA_WIN;
+    const unsigned top = d_bits - (nwin - 1) * RSA_WIN;
+    mb52_lookup(r, table, nt, mb52_window(d, k, (nwin - 1) * RSA_WIN, top), k);
+    for (unsigned wi = nwin - 1; wi-- > 0;) {
+        for (unsigned s = 0; s < RSA_WIN; s++) {
+            amm(r, r, r, md->m, m0);
+        }
+        mb52_lookup(w, table, nt, mb52_window(d, k, wi * RSA_WIN, RSA_WIN), k);
+        amm(r, r, w, md->m, m0);
+    }
+    from_mont(out, r, md, amm, one);
+}
+
+void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
+{
+    const unsigned kh = a->p.k;
+    const unsigned kn = 2 * kh;
+    mb52_row *half_scratch = a->scratch;
+    mb52_row *mp = a->scratch + ((1u << RSA_WIN) + 4) * kh;
+    mb52_row *mq = mp + kh;
+    mb52_row *check = mq + kh;
+    mb52_row *pub_scratch = check + kn;
+
+    crt_half(mp, a->in, &a->p, a->dp, a->half_bits, half_scratch);
+    crt_half(mq, a->in, &a->q, a->dq, a->half_bits, half_scratch);
+
+    /* Test hook: flip one bit of the p half in the selected lanes. */
+    const vec flip = v_blend(vm_from_bits(a->fault_lanes), v_zero(), v_set1(1));
+    v_store(mp[0], v_xor(v_load(mp[0]), flip));
+
+    /* Garner: h = (mp - mq) qinv mod p; out = mq + h q. q < 2p because both
+     * primes have exactly half_bits bits, so one subtraction reduces mq. */
+    amm_fn *amm = amm_for(kh);
+    mb52_row *mqp = check; /* check is free until the verification */
+    mb52_row *h = check + kh;
+    mb52_copy(mqp, mq, kh);
+    mb52_cond_sub(mqp, a->p.m, kh);
+    mb52_mod_sub(h, mp, mqp, a->p.m, kh);
+    amm(h, h, a->qinv_r, a->p.m, v_load(*a->p.m0inv));
+    mb52_cond_sub(h, a->p.m, kh);
+    mb52_mul_add(a->out, h, a->q.m, mq, kh);
+
+    /* Fault check: out^e mod n must give the input back. */
+    pub_exp(check, a->out, &a->n, a->e, a->e_bits, a->lanes, pub_scratch);
+    vec diff = v_zero();
+    for (unsigned j = 0; j < kn; j++) {
+        diff = v_or(diff, v_xor(v_load(check[j]), v_load(a->in[j])));
+    }
+    a->ok_lanes = vm_bits(vm_not(v_nonzero(diff))) & a->lanes;
+}

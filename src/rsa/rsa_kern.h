@@ -1,0 +1,79 @@
+/*
+ * rsa_kern.h - the interface between the RSA glue (rsa.c, baseline code) and
+ * the RSA kernels (rsa_kern.c, compiled once per backend: _ifma and _c).
+ * All arrays are mb52 rows (see mb52.h), 64-byte aligned, normalised.
+ */
+#ifndef MBC_SRC_RSA_RSA_KERN_H
+#define MBC_SRC_RSA_RSA_KERN_H
+
+#include "../mb52/mb52.h"
+
+/* RSA_WIN: the fixed window width of the private exponentiation. */
+#define RSA_WIN 5
+
+/* rsa_mod: one modulus per lane with its Montgomery constants, R = 2^(52k). */
+struct rsa_mod {
+    unsigned k;               /* digits; 4m < R always holds for our sizes */
+    const mb52_row *m;        /* k rows: the odd modulus */
+    const mb52_row *m0inv;    /* 1 row: -m^-1 mod 2^52 */
+    const mb52_row *r1;       /* k rows: R mod m (Montgomery one) */
+    const mb52_row *to_mont;  /* k rows: R^2 mod m for n; R^3 mod m for p and q
+                                 (their inputs arrive through a REDC first) */
+};
+
+/* rsa_pub_args: out = in^e mod n per lane; e public, possibly per lane. */
+struct rsa_pub_args {
+    struct rsa_mod n;
+    const mb52_row *e;        /* mb52_digits(e_bits) rows */
+    unsigned e_bits;          /* max bit length of e over the active lanes */
+    unsigned lanes;           /* active lanes (public) */
+    const mb52_row *in;       /* n.k rows, each lane < n */
+    mb52_row *out;            /* n.k rows, fully reduced (< n) */
+    mb52_row *scratch;        /* rsa_pub_scratch_rows(n.k) rows */
+};
+
+/* rsa_crt_args: out = in^d mod n per lane through the CRT, then checked:
+ * ok_lanes gets the lanes where out^e mod n == in. */
+struct rsa_crt_args {
+    struct rsa_mod p, q;      /* k = kh for both */
+    const mb52_row *dp, *dq;  /* kh rows; secret exponents below 2^half_bits */
+    const mb52_row *qinv_r;   /* kh rows: qinv * R mod p */
+    unsigned half_bits;       /* bits / 2 */
+    struct rsa_mod n;         /* k = 2 kh */
+    const mb52_row *e;        /* public exponents, mb52_digits(e_bits) rows */
+    unsigned e_bits;
+    unsigned lanes;           /* active lanes (public) */
+    unsigned fault_lanes;     /* test hook: lanes whose p-half result is corrupted */
+    const mb52_row *in;       /* 2 kh rows, each lane < n */
+    mb52_row *out;            /* 2 kh rows */
+    mb52_row *scratch;        /* rsa_crt_scratch_rows(kh) rows */
+    unsigned ok_lanes;        /* output */
+};
+
+static inline unsigned rsa_pub_scratch_rows(unsigned kn)
+{
+    return 4 * kn;
+}
+
+static inline unsigned rsa_crt_scratch_rows(unsigned kh)
+{
+    return ((1u << RSA_WIN) + 6) * kh + rsa_pub_scratch_rows(2 * kh) + 2 * kh;
+}
+
+void rsa_crt_kern_c(struct rsa_crt_args *a);
+void rsa_pub_kern_c(struct rsa_pub_args *a);
+void rsa_crt_kern_ifma(struct rsa_crt_args *a);
+void rsa_pub_kern_ifma(struct rsa_pub_args *a);
+
+/* Exposed for the _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
+ * a, b < 2m; and r = t / R mod m (< 2m) for t (2k rows) < R m. */
+void mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                const mb52_row *m0inv, unsigned k);
+void mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                   const mb52_row *m0inv, unsigned k);
+void mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
+                 unsigned k);
+void mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m,
+                    const mb52_row *m0inv, unsigned k);
+
+#endif /* MBC_SRC_RSA_RSA_KERN_H */
