@@ -15,8 +15,15 @@
 
 #define MB52_INLINE static inline __attribute__((always_inline))
 
+/* The IFMA backend keeps accumulators in zmm registers only when the digit
+ * loops are unrolled; the portable backend gains nothing from it and would
+ * only grow (and compile, under sanitizers, for minutes). */
+#if defined(MBC_VEC_IFMA) && MBC_VEC_IFMA
 #define MB52_PRAGMA(x) _Pragma(#x)
 #define MB52_UNROLL MB52_PRAGMA(GCC unroll 80)
+#else
+#define MB52_UNROLL
+#endif
 
 /* mb52_normalise: propagates carries through acc[0..k) (digits < 2^63) and
  * stores k normalised rows in r. Any carry out of the top digit is dropped:

@@ -60,6 +60,10 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
     return ((1u << RSA_WIN) + 6) * kh + rsa_pub_scratch_rows(2 * kh) + 2 * kh;
 }
 
+/* Batches run by each backend (relaxed counters, for the dispatch-hit test). */
+extern _Atomic unsigned long rsa_kern_hits_c;
+extern _Atomic unsigned long rsa_kern_hits_ifma;
+
 void rsa_crt_kern_c(struct rsa_crt_args *a);
 void rsa_pub_kern_c(struct rsa_pub_args *a);
 void rsa_crt_kern_ifma(struct rsa_crt_args *a);

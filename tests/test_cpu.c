@@ -1,0 +1,206 @@
+/*
+ * test_cpu.c - CPU feature detection, masking and dispatch: the pure
+ * detection and table-filling functions on made-up feature words, the
+ * MBCRYPTO_CPU_MASK variable (in a child process, since it is read once),
+ * and the dispatch-hit check that the selected kernel really runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dispatch.h"
+#include "test_util.h"
+
+enum { EAX, EBX, ECX, EDX };
+
+/* regs for a CPU that reports everything the IFMA path and AVX need. */
+static void ifma_cpu(uint32_t regs[2][4])
+{
+    memset(regs, 0, 2 * 4 * sizeof(uint32_t));
+    regs[0][EDX] = 1u << 26;                              /* SSE2 */
+    regs[0][ECX] = (1u << 28) | (1u << 27) | (1u << 25);  /* AVX, OSXSAVE, AES-NI */
+    regs[1][EBX] = (1u << 5) | (1u << 16) | (1u << 17) | (1u << 21) | (1u << 30) |
+                   (1u << 31); /* AVX2, AVX512F, DQ, IFMA, BW, VL */
+    regs[1][ECX] = (1u << 9) | (1u << 10);                /* VAES, VPCLMULQDQ */
+}
+
+static void test_detect_os_state(void **state)
+{
+    (void)state;
+    uint32_t regs[2][4];
+    ifma_cpu(regs);
+    uint64_t full = mbc_cpu_features_from_regs(regs, 7, 0xE7, 1);
+    assert_true((full & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH);
+    assert_true(full & MBC_CPU_VAES);
+    assert_true(full & MBC_CPU_AESNI);
+
+    /* OS saves YMM but not opmask/ZMM: AVX-512 bits go, AVX2 stays. */
+    uint64_t no_zmm = mbc_cpu_features_from_regs(regs, 7, 0x07, 1);
+    assert_int_equal(no_zmm & MBC_CPU_IFMA_PATH, 0);
+    assert_true(no_zmm & MBC_CPU_AVX2);
+    assert_true(no_zmm & MBC_CPU_VAES);
+
+    /* No OSXSAVE: nothing that needs AVX state. */
+    uint64_t no_xsave = mbc_cpu_features_from_regs(regs, 7, 0xE7, 0);
+    assert_int_equal(no_xsave & (MBC_CPU_IFMA_PATH | MBC_CPU_AVX2 | MBC_CPU_VAES), 0);
+    assert_true(no_xsave & MBC_CPU_AESNI);
+
+    /* Leaf 7 not supported: its bits are ignored. */
+    uint64_t leaf1 = mbc_cpu_features_from_regs(regs, 1, 0xE7, 1);
+    assert_int_equal(leaf1 & (MBC_CPU_AVX512F | MBC_CPU_AVX2 | MBC_CPU_VAES), 0);
+    assert_true(leaf1 & MBC_CPU_SSE2);
+}
+
+static void test_dispatch_fill(void **state)
+{
+    (void)state;
+    struct mbc_dispatch t;
+    mbc_dispatch_fill(&t, 0);
+    assert_string_equal(t.rsa_name, "c");
+    assert_ptr_equal(t.rsa_crt, rsa_crt_kern_c);
+    assert_ptr_equal(t.rsa_pub, rsa_pub_kern_c);
+
+    /* Every feature the IFMA path needs but one: stays portable. */
+    const uint64_t need[] = {MBC_CPU_AVX512F, MBC_CPU_AVX512BW, MBC_CPU_AVX512VL,
+                             MBC_CPU_AVX512IFMA};
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        mbc_dispatch_fill(&t, ~0ull & ~need[i]);
+        assert_string_equal(t.rsa_name, "c");
+    }
+    mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH);
+#if MBC_HAVE_IFMA
+    assert_string_equal(t.rsa_name, "ifma");
+    assert_ptr_equal(t.rsa_crt, rsa_crt_kern_ifma);
+#else
+    assert_string_equal(t.rsa_name, "c");
+#endif
+}
+
+static void test_parse_mask(void **state)
+{
+    (void)state;
+    assert_int_equal(mbc_cpu_parse_mask("0"), 0);
+    assert_int_equal(mbc_cpu_parse_mask("0x0"), 0);
+    assert_int_equal(mbc_cpu_parse_mask("0x2000"), 0x2000);
+    assert_int_equal(mbc_cpu_parse_mask("12"), 12);
+    assert_true(mbc_cpu_parse_mask(NULL) == ~0ull);
+    assert_true(mbc_cpu_parse_mask("") == ~0ull);
+    assert_true(mbc_cpu_parse_mask("zz") == ~0ull);
+    assert_true(mbc_cpu_parse_mask("0x12g") == ~0ull);
+}
+
+static void test_restrict_only_removes(void **state)
+{
+    (void)state;
+    uint64_t detected = mbc_cpu_detect();
+    uint64_t all = mbc_cpu_restrict(~0ull);
+    assert_true((all & ~detected) == 0);
+    assert_int_equal(mbc_cpu_features(), all);
+
+    assert_int_equal(mbc_cpu_restrict(0), 0);
+    assert_string_equal(mbc_impl_name(MBC_ALG_RSA), "c");
+
+    /* Asking for features the CPU lacks adds nothing. */
+    assert_true((mbc_cpu_restrict(~0ull) & ~detected) == 0);
+    assert_null(mbc_impl_name((mbc_alg)99));
+}
+
+/* child_impl: runs this executable with MBCRYPTO_CPU_MASK=mask and returns
+ * what it printed ("<impl> <features hex>"). */
+static void child_impl(const char *mask, char *buf, size_t len)
+{
+    char self[1024], cmd[1200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    assert_true(n > 0);
+    self[n] = '\0';
+    snprintf(cmd, sizeof(cmd), "MBCRYPTO_CPU_MASK=%s '%s' --print-impl", mask, self);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(buf, (int)len, p));
+    assert_int_equal(pclose(p), 0);
+}
+
+static void test_env_mask(void **state)
+{
+    (void)state;
+    char buf[128];
+    child_impl("0", buf, sizeof(buf));
+    assert_string_equal(buf, "c 0x0\n");
+
+    child_impl("0x1", buf, sizeof(buf));
+    char expect[64];
+    snprintf(expect, sizeof(expect), "c 0x%llx\n",
+             (unsigned long long)(mbc_cpu_detect() & MBC_CPU_SSE2));
+    assert_string_equal(buf, expect);
+
+    uint64_t detected = mbc_cpu_detect();
+    child_impl("0xffffffffffffffff", buf, sizeof(buf));
+    int ifma = MBC_HAVE_IFMA && (detected & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH;
+    snprintf(expect, sizeof(expect), "%s 0x%llx\n", ifma ? "ifma" : "c",
+             (unsigned long long)detected);
+    assert_string_equal(buf, expect);
+}
+
+/* The dispatched kernel really runs: its batch counter moves. */
+static void test_dispatch_hit(void **state)
+{
+    const char *impl = mbt_use_impl(state);
+    static const uint8_t n[256] = {0xc5, [1 ... 254] = 0x5a, [255] = 0x01};
+    static const uint8_t e[3] = {0x01, 0x00, 0x01};
+    uint8_t in[256] = {0x01, 0x02, 0x03}, out[256];
+    mbc_rsa_pub_key *key = NULL;
+    assert_int_equal(mbc_rsa_pub_key_new(&key, n, sizeof(n), e, sizeof(e)), MBC_OK);
+    unsigned long c0 = rsa_kern_hits_c;
+#if MBC_HAVE_IFMA
+    unsigned long i0 = rsa_kern_hits_ifma;
+#endif
+    assert_int_equal(mbc_rsa_public(out, in, key), MBC_OK);
+    if (strcmp(impl, "c") == 0) {
+        assert_int_equal(rsa_kern_hits_c, c0 + 1);
+#if MBC_HAVE_IFMA
+        assert_int_equal(rsa_kern_hits_ifma, i0);
+#endif
+    } else {
+#if MBC_HAVE_IFMA
+        assert_int_equal(rsa_kern_hits_ifma, i0 + 1);
+#endif
+        assert_int_equal(rsa_kern_hits_c, c0);
+    }
+    mbc_rsa_pub_key_free(key);
+}
+
+static void test_status_helpers(void **state)
+{
+    (void)state;
+    mbc_status st = 0x76543210;
+    for (unsigned l = 0; l < 8; l++) {
+        assert_int_equal(mbc_lane_code(st, l), l);
+    }
+    assert_int_equal(mbc_status_ok_mask(st), 0x01);
+    assert_int_equal(mbc_status_ok_mask(0), 0xFF);
+    assert_string_equal(mbc_lane_code_str(MBC_LANE_FAULT), "MBC_LANE_FAULT");
+    assert_string_equal(mbc_lane_code_str(99), "MBC_LANE_(unknown)");
+    assert_string_equal(mbc_err_str(MBC_ERR_KEY_MISMATCH), "MBC_ERR_KEY_MISMATCH");
+    assert_string_equal(mbc_err_str((mbc_err)99), "MBC_ERR_(unknown)");
+    assert_string_equal(mbc_version_string(), "0.1.0");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--print-impl") == 0) {
+        printf("%s 0x%llx\n", mbc_impl_name(MBC_ALG_RSA),
+               (unsigned long long)mbc_cpu_features());
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect_os_state),
+        cmocka_unit_test(test_dispatch_fill),
+        cmocka_unit_test(test_parse_mask),
+        cmocka_unit_test(test_restrict_only_removes),
+        cmocka_unit_test(test_env_mask),
+        MBT_IMPL_TESTS(test_dispatch_hit),
+        cmocka_unit_test(test_status_helpers),
+    };
+    return mbt_run("cpu", tests);
+}
