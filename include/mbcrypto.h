@@ -234,7 +234,9 @@ MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
  *   MBC_LANE_FAULT       the CRT result failed the check result^e == in
  *   MBC_LANE_NO_MEMORY   scratch could not be allocated
  * Every result is checked with the public exponent before it is reported
- * OK. A lane that is active but not OK gets out[i] zeroed (when non-NULL).
+ * OK. A lane that is active but not OK gets its bits/8-byte out[i] zeroed
+ * (when non-NULL), except when the call itself is malformed (unsupported
+ * bits, lane_mask above 0xFF): then nothing is written.
  * Constant time with respect to the private key and the input.
  */
 MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
@@ -255,8 +257,8 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
 /*
  * mbc_rsa_private_crt: one private operation: out = in^d mod n, with in and
  * out of mbc_rsa_priv_key_bits(key)/8 bytes. Returns MBC_OK,
- * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (in >= n), MBC_ERR_FAULT (out zeroed)
- * or MBC_ERR_NO_MEMORY.
+ * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (in >= n: out zeroed; a malformed key
+ * object: out untouched), MBC_ERR_FAULT (out zeroed) or MBC_ERR_NO_MEMORY.
  */
 MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in,
                                     const mbc_rsa_priv_key *key);
@@ -289,7 +291,8 @@ MBC_API mbc_err mbc_rsa_pkcs1_v15_sign_encode(uint8_t *em, size_t em_len, mbc_ha
  * mbc_rsa_pkcs1_v15_verify_encoded: checks that em (the output of the public
  * operation on a signature) is exactly the EMSA-PKCS1-v1_5 encoding of digest
  * with hash. Compares in constant time. Returns MBC_OK, MBC_ERR_SIG_INVALID,
- * or the errors of mbc_rsa_pkcs1_v15_sign_encode.
+ * the errors of mbc_rsa_pkcs1_v15_sign_encode, or MBC_ERR_BAD_PARAM for an
+ * em_len above 512 (4096 bits).
  */
 MBC_API mbc_err mbc_rsa_pkcs1_v15_verify_encoded(const uint8_t *em, size_t em_len,
                                                  mbc_hash hash, const uint8_t *digest,

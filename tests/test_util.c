@@ -162,3 +162,15 @@ int mbt_soak(void)
     const char *env = getenv("MBC_TEST_SOAK");
     return env != NULL && strcmp(env, "1") == 0;
 }
+
+size_t mbt_scale(size_t n)
+{
+    const char *quick = getenv("MBC_TEST_QUICK");
+    if (mbt_soak()) {
+        return n * 20;
+    }
+    if (quick != NULL && strcmp(quick, "1") == 0) {
+        return n / 16 > 0 ? n / 16 : 1;
+    }
+    return n;
+}

@@ -58,6 +58,12 @@ void mbt_rand_bytes(uint8_t *buf, size_t len);
 /* mbt_soak: 1 when MBC_TEST_SOAK=1 asks for the long runs. */
 int mbt_soak(void);
 
+/* mbt_scale: an iteration count n of a randomised test, scaled by the run:
+ * n * 20 with MBC_TEST_SOAK=1; n / 16 (at least 1) with MBC_TEST_QUICK=1,
+ * which tools/run.sh sets for the sanitizer builds, whose job is to catch
+ * memory and UB errors rather than to repeat the statistics; n otherwise. */
+size_t mbt_scale(size_t n);
+
 /* mbt_run: runs the group, returns cmocka's failure count. */
 #define mbt_run(name, tests) _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
 

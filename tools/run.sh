@@ -73,7 +73,7 @@ test)
     ninja -C build-asan -j "$jobs"
     status=0
     meson test -C build --num-processes "$jobs" --print-errorlogs || status=1
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    MBC_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --num-processes "$jobs" --timeout-multiplier 3 \
         --print-errorlogs || status=1

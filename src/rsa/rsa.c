@@ -74,13 +74,18 @@ static unsigned below_mask(const mb52_row *x, const mb52_row *m, unsigned k, uns
  * lane_check: the common first pass of every RSA batch call. Returns the
  * status with EMPTY, NULL_PARAM and BAD_PARAM filled in and sets *valid to the
  * lanes that passed. key_bits(l) gives lane l's key size (0 if malformed).
+ * *writable is 0 when the call itself is malformed (lane_mask above 0xFF or
+ * unsupported bits): then no output may be touched, since its length is
+ * unknown.
  */
 static mbc_status lane_check(uint8_t *const out[8], const uint8_t *const in[8],
                              const void *const key[8], unsigned (*key_bits)(const void *),
-                             unsigned bits, unsigned lane_mask, unsigned *valid)
+                             unsigned bits, unsigned lane_mask, unsigned *valid,
+                             int *writable)
 {
     mbc_status st = 0;
     *valid = 0;
+    *writable = rsa_supported_bits(bits) && lane_mask <= MBC_LANE_MASK_ALL;
     if (lane_mask > MBC_LANE_MASK_ALL) {
         return mbc_status_all(MBC_LANE_BAD_PARAM);
     }
@@ -144,10 +149,11 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
                                            unsigned bits, unsigned lane_mask)
 {
     unsigned valid;
+    int writable;
     mbc_status st = lane_check(out, in, (const void *const *)key, priv_bits, bits, lane_mask,
-                               &valid);
+                               &valid, &writable);
     if (valid == 0) {
-        return finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
+        return writable ? finish(st, out, bits / 8, NULL, 0, 0, lane_mask) : st;
     }
     const unsigned kh = rsa_half_digits(bits);
     const unsigned kn = 2 * kh;
@@ -210,10 +216,11 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
                                       unsigned bits, unsigned lane_mask)
 {
     unsigned valid;
+    int writable;
     mbc_status st = lane_check(out, in, (const void *const *)key, pub_bits, bits, lane_mask,
-                               &valid);
+                               &valid, &writable);
     if (valid == 0) {
-        return finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
+        return writable ? finish(st, out, bits / 8, NULL, 0, 0, lane_mask) : st;
     }
     const unsigned kn = 2 * rsa_half_digits(bits);
     const size_t nrows = (3 * kn + 1) + 3 * kn + rsa_pub_scratch_rows(kn);
