@@ -206,6 +206,8 @@ static void check_mont(const mb52_row *r, const mb52_row *a, const mb52_row *b,
 
 typedef void amm_fn(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                     const mb52_row *m0inv, unsigned k);
+typedef void ams_fn(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                    unsigned k);
 typedef void redc_fn(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
                      unsigned k);
 
@@ -222,6 +224,17 @@ static amm_fn *amm_of(const char *impl)
     return mb52_amm_c;
 }
 
+static ams_fn *ams_of(const char *impl)
+{
+#if MBC_HAVE_IFMA
+    if (strcmp(impl, "ifma") == 0) {
+        return mb52_ams_ifma;
+    }
+#endif
+    (void)impl;
+    return mb52_ams_c;
+}
+
 static redc_fn *redc_of(const char *impl)
 {
 #if MBC_HAVE_IFMA
@@ -234,11 +247,13 @@ static redc_fn *redc_of(const char *impl)
 }
 
 /* Each implementation's result is checked against BIGNUM; the IFMA one is
- * also compared with the portable one digit for digit. */
+ * also compared with the portable one digit for digit, and the dedicated
+ * squaring with the multiplication of a number by itself. */
 static void test_amm(void **state)
 {
     const char *impl = mbt_use_impl(state);
     amm_fn *amm = amm_of(impl);
+    ams_fn *ams = ams_of(impl);
     for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
         const unsigned k = sizes[si];
         mb52_row *m = alloc_rows(k), *a = alloc_rows(k), *b = alloc_rows(k);
@@ -254,6 +269,11 @@ static void test_amm(void **state)
             /* r may alias an operand, as the kernels use it */
             amm(a, a, b, m, m0, k);
             assert_memory_equal(a, rc, (size_t)k * sizeof(mb52_row));
+            ams(r, b, m, m0, k);
+            mb52_amm_c(rc, b, b, m, m0, k);
+            assert_memory_equal(r, rc, (size_t)k * sizeof(mb52_row));
+            ams(b, b, m, m0, k); /* in place */
+            assert_memory_equal(b, rc, (size_t)k * sizeof(mb52_row));
         }
         free(m);
         free(a);

@@ -17,47 +17,67 @@ _Atomic unsigned long MBC_KFN(rsa_kern_hits);
 
 typedef void amm_fn(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                     vec m0inv);
+typedef void ams_fn(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv);
+
+/* mont_ops: the Montgomery multiply and square of one digit count. */
+struct mont_ops {
+    unsigned k;
+    amm_fn *mul;
+    ams_fn *sqr;
+};
 
 /* One unrolled instantiation per digit count of the RSA classes; the glue
  * only builds batches of these sizes. */
-#define AMM_INSTANCE(K)                                                               \
+#define MONT_INSTANCE(K)                                                              \
     static void amm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,              \
                         const mb52_row *m, vec m0inv)                                   \
     {                                                                                 \
         mb52_amm_k(r, a, b, m, m0inv, K);                                             \
+    }                                                                                 \
+    static void ams_##K(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv)   \
+    {                                                                                 \
+        mb52_ams_k(r, a, m, m0inv, K);                                                \
     }
-AMM_INSTANCE(20)
-AMM_INSTANCE(30)
-AMM_INSTANCE(40)
-AMM_INSTANCE(60)
-AMM_INSTANCE(80)
+MONT_INSTANCE(20)
+MONT_INSTANCE(30)
+MONT_INSTANCE(40)
+MONT_INSTANCE(60)
+MONT_INSTANCE(80)
 
-static amm_fn *amm_for(unsigned k)
+static const struct mont_ops mont_table[] = {
+    {20, amm_20, ams_20}, {30, amm_30, ams_30}, {40, amm_40, ams_40},
+    {60, amm_60, ams_60}, {80, amm_80, ams_80},
+};
+
+static const struct mont_ops *mont_for(unsigned k)
 {
-    switch (k) {
-    case 20:
-        return amm_20;
-    case 30:
-        return amm_30;
-    case 40:
-        return amm_40;
-    case 60:
-        return amm_60;
-    case 80:
-        return amm_80;
-    default:
-        return NULL;
+    for (size_t i = 0; i < sizeof(mont_table) / sizeof(mont_table[0]); i++) {
+        if (mont_table[i].k == k) {
+            return &mont_table[i];
+        }
     }
+    return NULL;
 }
 
 void MBC_KFN(mb52_amm)(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                        const mb52_row *m0inv, unsigned k)
 {
-    amm_fn *f = amm_for(k);
-    if (f != NULL) {
-        f(r, a, b, m, v_load(*m0inv));
+    const struct mont_ops *ops = mont_for(k);
+    if (ops != NULL) {
+        ops->mul(r, a, b, m, v_load(*m0inv));
     } else {
         mb52_amm_k(r, a, b, m, v_load(*m0inv), k);
+    }
+}
+
+void MBC_KFN(mb52_ams)(mb52_row *r, const mb52_row *a, const mb52_row *m,
+                       const mb52_row *m0inv, unsigned k)
+{
+    const struct mont_ops *ops = mont_for(k);
+    if (ops != NULL) {
+        ops->sqr(r, a, m, v_load(*m0inv));
+    } else {
+        mb52_ams_k(r, a, m, v_load(*m0inv), k);
     }
 }
 
@@ -68,11 +88,11 @@ void MBC_KFN(mb52_redc)(mb52_row *r, const mb52_row *t, const mb52_row *m,
 }
 
 /* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. */
-static void from_mont(mb52_row *r, const mb52_row *a, const struct rsa_mod *md, amm_fn *amm,
-                      mb52_row *one)
+static void from_mont(mb52_row *r, const mb52_row *a, const struct rsa_mod *md,
+                      const struct mont_ops *ops, mb52_row *one)
 {
     mb52_set_small(one, 1, md->k);
-    amm(r, a, one, md->m, v_load(*md->m0inv));
+    ops->mul(r, a, one, md->m, v_load(*md->m0inv));
     mb52_cond_sub(r, md->m, md->k);
 }
 
@@ -85,27 +105,27 @@ static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
 {
     const unsigned k = n->k;
     const unsigned ke = mb52_digits(e_bits);
-    amm_fn *amm = amm_for(k);
+    const struct mont_ops *ops = mont_for(k);
     const vec n0 = v_load(*n->m0inv);
     mb52_row *x = scratch;
     mb52_row *r = scratch + k;
     mb52_row *t = scratch + 2 * k;
     mb52_row *one = scratch + 3 * k;
 
-    amm(x, in, n->to_mont, n->m, n0); /* x = in R */
-    mb52_copy(r, n->r1, k);          /* r = R (one) */
+    ops->mul(x, in, n->to_mont, n->m, n0); /* x = in R */
+    mb52_copy(r, n->r1, k);               /* r = R (one) */
     for (unsigned bit = e_bits; bit-- > 0;) {
-        amm(r, r, r, n->m, n0);
+        ops->sqr(r, r, n->m, n0);
         const vmask set = v_nonzero(mb52_window(e, ke, bit, 1));
         if ((vm_bits(set) & lanes) == 0) {
             continue; /* public: no active lane has this exponent bit */
         }
-        amm(t, r, x, n->m, n0);
+        ops->mul(t, r, x, n->m, n0);
         for (unsigned j = 0; j < k; j++) {
             v_store(r[j], v_blend(set, v_load(r[j]), v_load(t[j])));
         }
     }
-    from_mont(out, r, n, amm, one);
+    from_mont(out, r, n, ops, one);
 }
 
 void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
@@ -124,7 +144,7 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
 {
     const unsigned k = md->k;
     const unsigned nt = 1u << RSA_WIN;
-    amm_fn *amm = amm_for(k);
+    const struct mont_ops *ops = mont_for(k);
     const vec m0 = v_load(*md->m0inv);
     mb52_row *table = scratch;
     mb52_row *x = scratch + (size_t)nt * k;
@@ -134,7 +154,7 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
 
     /* x = in R mod m: REDC gives in / R, times R^3 gives in R. */
     mb52_redc_k(x, in, md->m, m0, k);
-    amm(x, x, md->to_mont, md->m, m0);
+    ops->mul(x, x, md->to_mont, md->m, m0);
 
     mb52_copy(table, md->r1, k);
     mb52_copy(table + k, x, k);
@@ -142,9 +162,9 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
         mb52_row *ti = table + (size_t)i * k;
         if (i % 2 == 0) {
             mb52_row *half = table + (size_t)(i / 2) * k;
-            amm(ti, half, half, md->m, m0);
+            ops->sqr(ti, half, md->m, m0);
         } else {
-            amm(ti, table + (size_t)(i - 1) * k, x, md->m, m0);
+            ops->mul(ti, table + (size_t)(i - 1) * k, x, md->m, m0);
         }
     }
 
@@ -153,12 +173,12 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
     mb52_lookup(r, table, nt, mb52_window(d, k, (nwin - 1) * RSA_WIN, top), k);
     for (unsigned wi = nwin - 1; wi-- > 0;) {
         for (unsigned s = 0; s < RSA_WIN; s++) {
-            amm(r, r, r, md->m, m0);
+            ops->sqr(r, r, md->m, m0);
         }
         mb52_lookup(w, table, nt, mb52_window(d, k, wi * RSA_WIN, RSA_WIN), k);
-        amm(r, r, w, md->m, m0);
+        ops->mul(r, r, w, md->m, m0);
     }
-    from_mont(out, r, md, amm, one);
+    from_mont(out, r, md, ops, one);
 }
 
 void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
@@ -181,13 +201,13 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
 
     /* Garner: h = (mp - mq) qinv mod p; out = mq + h q. q < 2p because both
      * primes have exactly half_bits bits, so one subtraction reduces mq. */
-    amm_fn *amm = amm_for(kh);
+    const struct mont_ops *ops = mont_for(kh);
     mb52_row *mqp = check; /* check is free until the verification */
     mb52_row *h = check + kh;
     mb52_copy(mqp, mq, kh);
     mb52_cond_sub(mqp, a->p.m, kh);
     mb52_mod_sub(h, mp, mqp, a->p.m, kh);
-    amm(h, h, a->qinv_r, a->p.m, v_load(*a->p.m0inv));
+    ops->mul(h, h, a->qinv_r, a->p.m, v_load(*a->p.m0inv));
     mb52_cond_sub(h, a->p.m, kh);
     mb52_mul_add(a->out, h, a->q.m, mq, kh);
 

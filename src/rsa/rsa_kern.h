@@ -70,11 +70,16 @@ void rsa_crt_kern_ifma(struct rsa_crt_args *a);
 void rsa_pub_kern_ifma(struct rsa_pub_args *a);
 
 /* Exposed for the _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
- * a, b < 2m; and r = t / R mod m (< 2m) for t (2k rows) < R m. */
+ * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
+ * r = t / R mod m (< 2m) for t (2k rows) < R m. */
 void mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                 const mb52_row *m0inv, unsigned k);
 void mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                    const mb52_row *m0inv, unsigned k);
+void mb52_ams_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                unsigned k);
+void mb52_ams_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                   unsigned k);
 void mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
                  unsigned k);
 void mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m,
