@@ -51,13 +51,49 @@ MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
 MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
                             const mb52_row *m, vec m0inv, unsigned k)
 {
-    vec acc[MB52_MAX_DIGITS];
+    vec acc[MB52_MAX_DIGITS + 2];
     const vec zero = v_zero();
     MB52_UNROLL
-    for (unsigned j = 0; j < k; j++) {
+    for (unsigned j = 0; j < k + 2; j++) {
         acc[j] = zero;
     }
-    for (unsigned i = 0; i < k; i++) {
+    /* From 25 digits on, two rows of b per step: each row of a and m is then
+     * loaded once for four multiplies (see the reduction in mb52_ams_k). */
+    const unsigned pair = k > 24 ? 1 : 0;
+    unsigned i0 = 0;
+    for (; pair && i0 + 1 < k; i0 += 2) {
+        const vec b0 = v_load(b[i0]), b1 = v_load(b[i0 + 1]);
+        const vec a0 = v_load(a[0]), m0 = v_load(m[0]);
+        acc[0] = v_madd52lo(acc[0], a0, b0);
+        const vec y0 = v_madd52lo(zero, acc[0], m0inv);
+        acc[1] = v_add(acc[1], v_srl52(v_madd52lo(acc[0], m0, y0))); /* column 0 is 0 */
+        acc[1] = v_madd52hi(acc[1], a0, b0);
+        acc[1] = v_madd52hi(acc[1], m0, y0);
+        acc[1] = v_madd52lo(acc[1], a0, b1);
+        acc[1] = v_madd52lo(acc[1], v_load(a[1]), b0);
+        acc[1] = v_madd52lo(acc[1], v_load(m[1]), y0);
+        const vec y1 = v_madd52lo(zero, acc[1], m0inv);
+        acc[2] = v_add(acc[2], v_srl52(v_madd52lo(acc[1], m0, y1))); /* column 1 is 0 */
+        acc[2] = v_madd52hi(acc[2], a0, b1);
+        acc[2] = v_madd52hi(acc[2], m0, y1);
+        MB52_UNROLL
+        for (unsigned j = 1; j < k; j++) {
+            const vec aj = v_load(a[j]), mj = v_load(m[j]);
+            if (j >= 2) {
+                acc[j] = v_madd52lo(v_madd52lo(acc[j], aj, b0), mj, y0);
+            }
+            acc[j + 1] = v_madd52hi(v_madd52hi(acc[j + 1], aj, b0), mj, y0);
+            acc[j + 1] = v_madd52lo(v_madd52lo(acc[j + 1], aj, b1), mj, y1);
+            acc[j + 2] = v_madd52hi(v_madd52hi(acc[j + 2], aj, b1), mj, y1);
+        }
+        MB52_UNROLL
+        for (unsigned j = 0; j < k; j++) {
+            acc[j] = acc[j + 2];
+        }
+        acc[k] = zero;
+        acc[k + 1] = zero;
+    }
+    for (unsigned i = i0; i < k; i++) {
         const vec bi = v_load(b[i]);
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {
