@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "../ct.h"
 #include "../dispatch.h"
 #include "rsa_internal.h"
 
@@ -197,15 +198,25 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
     a.scratch = rows(&ra, rsa_crt_scratch_rows(kh));
     mb52_from_be8(x, kn, in, bits / 8, valid);
 
+    /* The two verdicts (input below n, fault check passed) and the released
+     * outputs are the only values derived from secrets made public here. */
     unsigned in_ok = below_mask(x, a.n.m, kn, valid);
+    mbc_declassify(&in_ok, sizeof(in_ok));
     st = set_lanes(st, valid & ~in_ok, MBC_LANE_BAD_PARAM);
     a.lanes = in_ok;
     a.fault_lanes = mbc_rsa_test_fault_lanes & in_ok;
     if (in_ok != 0) {
         mbc_dispatch_get()->rsa_crt(&a);
     }
+    mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
+    const unsigned released = in_ok & a.ok_lanes;
     st = set_lanes(st, in_ok & ~a.ok_lanes, MBC_LANE_FAULT);
-    st = finish(st, out, bits / 8, a.out, kn, in_ok & a.ok_lanes, lane_mask);
+    st = finish(st, out, bits / 8, a.out, kn, released, lane_mask);
+    for (unsigned l = 0; l < 8; l++) {
+        if ((released >> l) & 1u) {
+            mbc_declassify(out[l], bits / 8);
+        }
+    }
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
     return st;
 }
