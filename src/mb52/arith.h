@@ -19,7 +19,17 @@
 /* The IFMA backend keeps accumulators in zmm registers only when the digit
  * loops are unrolled; the portable backend gains nothing from it and would
  * only grow (and compile, under sanitizers, for minutes). */
-#if defined(MBC_VEC_IFMA) && MBC_VEC_IFMA
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define MB52_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define MB52_SANITIZED 1
+#endif
+/* Sanitizer builds check correctness, not speed: unrolled and instrumented,
+ * the kernels took clang over ten minutes to compile. */
+#if defined(MBC_VEC_IFMA) && MBC_VEC_IFMA && !defined(MB52_SANITIZED)
 #define MB52_PRAGMA(x) _Pragma(#x)
 #define MB52_UNROLL MB52_PRAGMA(GCC unroll 80)
 #else
