@@ -35,6 +35,10 @@
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 
+#if MBT_HAVE_IPSEC_MB
+#include <intel-ipsec-mb.h>
+#endif
+
 #include "mbcrypto.h"
 
 /* ------------------------------------------------------------------------ */
@@ -46,9 +50,10 @@ typedef unsigned (*bench_fn)(void *state);
 
 /* bench_op: one operation of a case, measured once per implementation. */
 typedef struct bench_op {
-    const char *label; /* "private", "public" */
-    bench_fn run_mbc;  /* mbcrypto: one batch call */
-    bench_fn run_peer; /* peer: one call */
+    const char *label;  /* "private", "public" */
+    bench_fn run_mbc;   /* mbcrypto: one batch call */
+    bench_fn run_peer;  /* peer: one call */
+    bench_fn run_peer2; /* second peer (intel-ipsec-mb) or NULL */
 } bench_op;
 
 /*
@@ -63,12 +68,15 @@ typedef struct bench_case {
     void (*teardown)(void *state);
     const bench_op *ops;
     size_t num_ops;
+    size_t bytes;   /* bytes per operation: rows in GB/s; 0: rows in ops/s */
+    int in_default; /* part of the default suite (no case named) */
 } bench_case;
 
 /* bench_opts: the command line. */
 typedef struct bench_opts {
     double seconds;
     unsigned reps;
+    int best; /* --best: report the best of the reps instead of the median */
 } bench_opts;
 
 /* die: reports a fatal error (with OpenSSL's error queue) and exits 1. */
@@ -295,17 +303,255 @@ static void rsa_teardown(void *state)
 }
 
 static const bench_op rsa_ops[] = {
-    {"private", rsa_mbc_private, rsa_peer_private},
-    {"public", rsa_mbc_public, rsa_peer_public},
+    {"private", rsa_mbc_private, rsa_peer_private, NULL},
+    {"public", rsa_mbc_public, rsa_peer_public, NULL},
 };
 
 #define NUM_RSA_OPS (sizeof(rsa_ops) / sizeof(rsa_ops[0]))
 
-/* cases: every benchmark; the default suite runs them all in this order. */
+/* ------------------------------------------------------------------------ */
+/* AES-GCM                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One operation = one one-shot seal (or open, tag checked) of a message of
+ * the case's size with a 12-byte IV, no AAD and a 16-byte tag, key set up
+ * once. OpenSSL: EVP with the key set once, IV, update, final and tag per
+ * message. intel-ipsec-mb: its one-shot IMB_AESxxx_GCM_ENC/DEC on the
+ * architecture init_mb_mgr_auto() picks. Small messages are done in runs of
+ * 'batch' calls per run function (each call one complete operation), so that
+ * reading the clock after each run costs the same small share to everyone.
+ */
+#define GCM_PARAM(bits, size) (((unsigned)(bits) << 20) | (unsigned)(size))
+
+typedef struct gcm_state {
+    unsigned bits;
+    size_t len;
+    unsigned batch; /* operations per run-function call */
+    uint8_t key[32], iv[12], tag[16], ptag[16];
+    uint8_t *pt, *ct, *out;
+    mbc_gcm_key *mkey;
+    EVP_CIPHER_CTX *enc, *dec;
+#if MBT_HAVE_IPSEC_MB
+    IMB_MGR *imb;
+    struct gcm_key_data *ikey;
+    struct gcm_context_data ictx;
+#endif
+} gcm_state;
+
+static void gcm_mbc_seal_one(gcm_state *s)
+{
+    if (mbc_gcm_seal(s->mkey, s->out, s->ptag, 16, s->iv, 12, NULL, 0, s->pt, s->len) != MBC_OK) {
+        die("mbc_gcm_seal failed");
+    }
+}
+
+static void gcm_mbc_open_one(gcm_state *s)
+{
+    if (mbc_gcm_open(s->mkey, s->out, s->tag, 16, s->iv, 12, NULL, 0, s->ct, s->len) != MBC_OK) {
+        die("mbc_gcm_open failed");
+    }
+}
+
+static void gcm_ossl_seal_one(gcm_state *s)
+{
+    int n;
+    if (EVP_EncryptInit_ex(s->enc, NULL, NULL, NULL, s->iv) != 1 ||
+        EVP_EncryptUpdate(s->enc, s->out, &n, s->pt, (int)s->len) != 1 ||
+        EVP_EncryptFinal_ex(s->enc, s->out + n, &n) != 1 ||
+        EVP_CIPHER_CTX_ctrl(s->enc, EVP_CTRL_GCM_GET_TAG, 16, s->ptag) != 1) {
+        die("OpenSSL GCM seal failed");
+    }
+}
+
+static void gcm_ossl_open_one(gcm_state *s)
+{
+    int n;
+    if (EVP_DecryptInit_ex(s->dec, NULL, NULL, NULL, s->iv) != 1 ||
+        EVP_DecryptUpdate(s->dec, s->out, &n, s->ct, (int)s->len) != 1 ||
+        EVP_CIPHER_CTX_ctrl(s->dec, EVP_CTRL_GCM_SET_TAG, 16, s->tag) != 1 ||
+        EVP_DecryptFinal_ex(s->dec, s->out + n, &n) != 1) {
+        die("OpenSSL GCM open failed");
+    }
+}
+
+#if MBT_HAVE_IPSEC_MB
+static void gcm_imb_seal_one(gcm_state *s)
+{
+    if (s->bits == 128) {
+        IMB_AES128_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    } else if (s->bits == 192) {
+        IMB_AES192_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    } else {
+        IMB_AES256_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    }
+}
+
+static void gcm_imb_open_one(gcm_state *s)
+{
+    if (s->bits == 128) {
+        IMB_AES128_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    } else if (s->bits == 192) {
+        IMB_AES192_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    } else {
+        IMB_AES256_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
+                           s->ptag, 16);
+    }
+    /* Like the others, the tag is checked (constant time). */
+    if (CRYPTO_memcmp(s->ptag, s->tag, 16) != 0) {
+        die("intel-ipsec-mb GCM open: tag mismatch");
+    }
+}
+#endif
+
+/* GCM_RUN: the run function of one operation: s->batch calls. */
+#define GCM_RUN(name)                                                                  \
+    static unsigned name(void *state)                                                  \
+    {                                                                                  \
+        gcm_state *s = state;                                                          \
+        for (unsigned i = 0; i < s->batch; i++) {                                      \
+            name##_one(s);                                                             \
+        }                                                                              \
+        return s->batch;                                                               \
+    }
+GCM_RUN(gcm_mbc_seal)
+GCM_RUN(gcm_mbc_open)
+GCM_RUN(gcm_ossl_seal)
+GCM_RUN(gcm_ossl_open)
+#if MBT_HAVE_IPSEC_MB
+GCM_RUN(gcm_imb_seal)
+GCM_RUN(gcm_imb_open)
+#endif
+
+/* gcm_check: mbcrypto, OpenSSL (and ipsec-mb) give the same ciphertext and tag. */
+static void gcm_check(gcm_state *s, void (*fn)(gcm_state *), const char *who)
+{
+    memset(s->out, 0, s->len);
+    memset(s->ptag, 0, 16);
+    fn(s);
+    if (memcmp(s->out, s->ct, s->len) != 0 || memcmp(s->ptag, s->tag, 16) != 0) {
+        fprintf(stderr, "mbc_bench: FATAL: AES-%u-GCM %zu B: %s differs from mbcrypto\n", s->bits,
+                s->len, who);
+        exit(1);
+    }
+}
+
+static void *gcm_setup(unsigned param)
+{
+    gcm_state *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        die("out of memory");
+    }
+    s->bits = param >> 20;
+    s->len = param & 0xFFFFF;
+    s->batch = s->len >= 16384 ? 1 : (unsigned)(16384 / s->len);
+    size_t alloc = s->len + 64;
+    s->pt = malloc(alloc);
+    s->ct = malloc(alloc);
+    s->out = malloc(alloc);
+    if (s->pt == NULL || s->ct == NULL || s->out == NULL) {
+        die("out of memory");
+    }
+    if (RAND_bytes(s->key, sizeof(s->key)) != 1 || RAND_bytes(s->iv, sizeof(s->iv)) != 1 ||
+        RAND_bytes(s->pt, (int)s->len) != 1) {
+        die("RAND_bytes failed");
+    }
+    mbc_err err = mbc_gcm_key_new(&s->mkey, s->key, s->bits / 8);
+    if (err != MBC_OK) {
+        die(mbc_err_str(err));
+    }
+    if (mbc_gcm_seal(s->mkey, s->ct, s->tag, 16, s->iv, 12, NULL, 0, s->pt, s->len) != MBC_OK) {
+        die("mbc_gcm_seal failed");
+    }
+    const EVP_CIPHER *c = s->bits == 128   ? EVP_aes_128_gcm()
+                          : s->bits == 192 ? EVP_aes_192_gcm()
+                                           : EVP_aes_256_gcm();
+    s->enc = EVP_CIPHER_CTX_new();
+    s->dec = EVP_CIPHER_CTX_new();
+    if (s->enc == NULL || s->dec == NULL ||
+        EVP_EncryptInit_ex(s->enc, c, NULL, s->key, s->iv) != 1 ||
+        EVP_DecryptInit_ex(s->dec, c, NULL, s->key, s->iv) != 1) {
+        die("OpenSSL GCM setup failed");
+    }
+    gcm_check(s, gcm_ossl_seal_one, "OpenSSL");
+#if MBT_HAVE_IPSEC_MB
+    s->imb = alloc_mb_mgr(0);
+    s->ikey = aligned_alloc(64, (sizeof(*s->ikey) + 63) & ~(size_t)63);
+    if (s->imb == NULL || s->ikey == NULL) {
+        die("intel-ipsec-mb setup failed");
+    }
+    init_mb_mgr_auto(s->imb, NULL);
+    if (s->bits == 128) {
+        IMB_AES128_GCM_PRE(s->imb, s->key, s->ikey);
+    } else if (s->bits == 192) {
+        IMB_AES192_GCM_PRE(s->imb, s->key, s->ikey);
+    } else {
+        IMB_AES256_GCM_PRE(s->imb, s->key, s->ikey);
+    }
+    gcm_check(s, gcm_imb_seal_one, "intel-ipsec-mb");
+#endif
+    /* Decryption must give the plaintext back. */
+    gcm_mbc_open_one(s);
+    gcm_ossl_open_one(s);
+    if (memcmp(s->out, s->pt, s->len) != 0) {
+        die("GCM open: plaintext differs");
+    }
+    return s;
+}
+
+static void gcm_teardown(void *state)
+{
+    gcm_state *s = state;
+    mbc_gcm_key_free(s->mkey);
+    EVP_CIPHER_CTX_free(s->enc);
+    EVP_CIPHER_CTX_free(s->dec);
+#if MBT_HAVE_IPSEC_MB
+    free_mb_mgr(s->imb);
+    free(s->ikey);
+#endif
+    free(s->pt);
+    free(s->ct);
+    free(s->out);
+    OPENSSL_cleanse(s, sizeof(*s));
+    free(s);
+}
+
+#if MBT_HAVE_IPSEC_MB
+#define GCM_PEER2(fn) fn
+#else
+#define GCM_PEER2(fn) NULL
+#endif
+
+static const bench_op gcm_ops[] = {
+    {"encrypt", gcm_mbc_seal, gcm_ossl_seal, GCM_PEER2(gcm_imb_seal)},
+    {"decrypt", gcm_mbc_open, gcm_ossl_open, GCM_PEER2(gcm_imb_open)},
+};
+#define NUM_GCM_OPS (sizeof(gcm_ops) / sizeof(gcm_ops[0]))
+
+/* GCM_CASE: one key size and message size; d: in the default suite. */
+#define GCM_CASE(bits, size, d)                                                         \
+    {"aes" #bits "gcm-" #size, GCM_PARAM(bits, size), gcm_setup, gcm_teardown, gcm_ops,  \
+     NUM_GCM_OPS, size, d}
+#define GCM_SIZES(bits, d64, d16k)                                                      \
+    GCM_CASE(bits, 16, 0), GCM_CASE(bits, 64, d64), GCM_CASE(bits, 256, 0),             \
+        GCM_CASE(bits, 1024, 0), GCM_CASE(bits, 8192, 0), GCM_CASE(bits, 16384, d16k), \
+        GCM_CASE(bits, 65536, 0)
+
+/* cases: every benchmark, in the order the default suite runs those marked
+ * in_default (all RSA sizes and a short AES-GCM run); "gcm" names every
+ * AES-GCM case, "all" every case. */
 static const bench_case cases[] = {
-    {"rsa2048", 2048, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS},
-    {"rsa3072", 3072, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS},
-    {"rsa4096", 4096, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS},
+    {"rsa2048", 2048, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
+    {"rsa3072", 3072, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
+    {"rsa4096", 4096, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
+    GCM_SIZES(128, 1, 1),
+    GCM_SIZES(192, 0, 0),
+    GCM_SIZES(256, 0, 1),
 };
 #define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -338,6 +584,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* summarize: the median (or with --best the maximum) of opts->reps rates. */
+static double summarize(double *r, const bench_opts *opts)
+{
+    qsort(r, opts->reps, sizeof(*r), cmp_double);
+    if (opts->best) {
+        return r[opts->reps - 1];
+    }
+    unsigned mid = opts->reps / 2;
+    return opts->reps % 2 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
+}
+
 /* measure: warm-up, then the median ops/s of opts->reps measurements. */
 static double measure(bench_fn fn, void *state, const bench_opts *opts)
 {
@@ -350,11 +607,36 @@ static double measure(bench_fn fn, void *state, const bench_opts *opts)
     for (unsigned i = 0; i < opts->reps; i++) {
         r[i] = rate(fn, state, opts->seconds);
     }
-    qsort(r, opts->reps, sizeof(*r), cmp_double);
-    unsigned mid = opts->reps / 2;
-    double median = opts->reps % 2 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
+    double v = summarize(r, opts);
     free(r);
-    return median;
+    return v;
+}
+
+/*
+ * measure_interleaved: for rows with several implementations: a warm-up of
+ * each, then rep by rep each implementation in turn (so that a change of
+ * machine load hits them all alike); out[i] = median (or best) for fns[i].
+ */
+static void measure_interleaved(const bench_fn *fns, size_t n, void *state,
+                                const bench_opts *opts, double *out)
+{
+    double warmup = opts->seconds / 10 < 0.2 ? opts->seconds / 10 : 0.2;
+    double *r = malloc(n * opts->reps * sizeof(*r));
+    if (r == NULL) {
+        die("out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        rate(fns[i], state, warmup);
+    }
+    for (unsigned k = 0; k < opts->reps; k++) {
+        for (size_t i = 0; i < n; i++) {
+            r[i * opts->reps + k] = rate(fns[i], state, opts->seconds);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = summarize(r + i * opts->reps, opts);
+    }
+    free(r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -373,11 +655,18 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mbc_bench [options] [case...]\n"
                "Prints ops/s of mbcrypto (8 lanes per call) and OpenSSL (one op per call).\n"
-               "  --impl auto|c|ifma  mbcrypto implementation (default auto: CPU dispatch)\n"
+               "  --impl auto|c|ifma|aesni|vaes512\n"
+               "                      mbcrypto implementation (default auto: CPU dispatch;\n"
+               "                      ifma: RSA, aesni/vaes512: AES-GCM)\n"
                "  --seconds S         time per measurement, in seconds (default 1.0)\n"
                "  --reps N            measurements per row; the median is shown (default 1)\n"
+               "  --best              show the best of the --reps measurements instead of the\n"
+               "                      median (for a shared, loaded machine)\n"
                "  --help              this text\n"
-               "cases (default: all):");
+               "AES-GCM rows are GB/s of one-shot seal (encrypt) / open (decrypt),\n"
+               "12-byte IV, no AAD, next to OpenSSL EVP and intel-ipsec-mb.\n"
+               "cases (default: rsa* and a short AES-GCM run; 'gcm': every AES-GCM case;\n"
+               "'all': everything):");
     list_cases(f);
 }
 
@@ -393,6 +682,17 @@ static void select_impl(const char *impl)
 {
     if (strcmp(impl, "c") == 0) {
         mbc_cpu_restrict(0);
+    } else if (strcmp(impl, "aesni") == 0 || strcmp(impl, "vaes512") == 0) {
+        if (strcmp(impl, "aesni") == 0) {
+            mbc_cpu_restrict(~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ));
+        }
+        if (strcmp(mbc_impl_name(MBC_ALG_GCM), impl) != 0) {
+            fprintf(stderr,
+                    "mbc_bench: --impl %s: not available (CPU, OS, build or "
+                    "MBCRYPTO_CPU_MASK); AES-GCM dispatch picked '%s'\n",
+                    impl, mbc_impl_name(MBC_ALG_GCM));
+            exit(2);
+        }
     } else if (strcmp(impl, "ifma") == 0) {
         if (strcmp(mbc_impl_name(MBC_ALG_RSA), "ifma") != 0) {
             fprintf(stderr,
@@ -402,7 +702,7 @@ static void select_impl(const char *impl)
             exit(2);
         }
     } else if (strcmp(impl, "auto") != 0) {
-        usage_error("--impl must be auto, c or ifma, not", impl);
+        usage_error("--impl must be auto, c, ifma, aesni or vaes512, not", impl);
     }
 }
 
@@ -424,10 +724,11 @@ static bench_opts parse_options(int argc, char **argv)
         {"impl", required_argument, NULL, 'i'},
         {"seconds", required_argument, NULL, 's'},
         {"reps", required_argument, NULL, 'r'},
+        {"best", no_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    bench_opts opts = {1.0, 1};
+    bench_opts opts = {1.0, 1, 0};
     const char *impl = "auto";
     char *end;
     int c;
@@ -445,6 +746,8 @@ static bench_opts parse_options(int argc, char **argv)
                 usage_error("--reps needs a whole number from 1 to 1000, not", optarg);
             }
             opts.reps = (unsigned)n;
+        } else if (c == 'b') {
+            opts.best = 1;
         } else if (c == 'h') {
             usage(stdout);
             exit(0);
@@ -459,26 +762,62 @@ static bench_opts parse_options(int argc, char **argv)
 
 static void print_header(const bench_opts *opts)
 {
-    printf("mbcrypto %s, impl %s, cpu features 0x%" PRIx64 ", %d lanes per call\n",
-           mbc_version_string(), mbc_impl_name(MBC_ALG_RSA), mbc_cpu_features(), MBC_LANES);
+    printf("mbcrypto %s, impl %s (AES-GCM %s), cpu features 0x%" PRIx64 ", %d lanes per call\n",
+           mbc_version_string(), mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM),
+           mbc_cpu_features(), MBC_LANES);
     printf("peer: %s, one op per call\n", OpenSSL_version(OPENSSL_VERSION));
-    printf("seconds per measurement %.2f, reps %u (median shown)\n", opts->seconds, opts->reps);
+#if MBT_HAVE_IPSEC_MB
+    printf("peer 2 (AES-GCM): intel-ipsec-mb %s\n", imb_get_version_str());
+#else
+    printf("peer 2 (AES-GCM): intel-ipsec-mb not built in\n");
+#endif
+    printf("seconds per measurement %.2f, reps %u (%s shown)\n", opts->seconds, opts->reps,
+           opts->best ? "best" : "median");
     printf("hint: most meaningful pinned to one core, e.g. taskset -c 1 mbc_bench ...\n\n");
-    printf("%-20s %12s %12s %8s\n", "op", "mbcrypto/s", "openssl/s", "ratio");
     fflush(stdout);
 }
 
-static void run_case(const bench_case *bc, const bench_opts *opts)
+/* print_columns: the column header of ops/s rows (bytes == 0) or GB/s rows. */
+static void print_columns(size_t bytes)
 {
+    if (bytes == 0) {
+        printf("\n%-20s %12s %12s %8s\n", "op", "mbcrypto/s", "openssl/s", "ratio");
+    } else {
+        printf("\n%-26s %9s %9s %9s %9s %9s\n", "op (GB/s)", "mbcrypto", "openssl", "ipsec-mb",
+               "vs ossl", "vs ipsec");
+    }
+}
+
+static void run_case(const bench_case *bc, const bench_opts *opts, int *columns)
+{
+    int kind = bc->bytes == 0 ? 1 : 2;
+    if (*columns != kind) {
+        print_columns(bc->bytes);
+        *columns = kind;
+    }
     void *state = bc->setup(bc->param);
     for (size_t i = 0; i < bc->num_ops; i++) {
         const bench_op *op = &bc->ops[i];
         char label[64];
         fprintf(stderr, "mbc_bench: measuring %s %s...\n", bc->name, op->label);
-        double mbc = measure(op->run_mbc, state, opts);
-        double peer = measure(op->run_peer, state, opts);
         snprintf(label, sizeof(label), "%s %s", bc->name, op->label);
-        printf("%-20s %12.1f %12.1f %7.2fx\n", label, mbc, peer, mbc / peer);
+        if (bc->bytes == 0) {
+            double mbc = measure(op->run_mbc, state, opts);
+            double peer = measure(op->run_peer, state, opts);
+            printf("%-20s %12.1f %12.1f %7.2fx\n", label, mbc, peer, mbc / peer);
+        } else {
+            const bench_fn fns[3] = {op->run_mbc, op->run_peer, op->run_peer2};
+            double v[3] = {0, 0, 0};
+            measure_interleaved(fns, op->run_peer2 != NULL ? 3 : 2, state, opts, v);
+            double gb = (double)bc->bytes * 1e-9;
+            double mbc = v[0], peer = v[1], peer2 = v[2];
+            printf("%-26s %9.3f %9.3f", label, mbc * gb, peer * gb);
+            if (peer2 > 0) {
+                printf(" %9.3f %8.2fx %8.2fx\n", peer2 * gb, mbc / peer, mbc / peer2);
+            } else {
+                printf(" %9s %8.2fx %9s\n", "-", mbc / peer, "-");
+            }
+        }
         fflush(stdout);
     }
     bc->teardown(state);
@@ -493,17 +832,33 @@ int main(int argc, char **argv)
         die("out of memory");
     }
     for (int i = optind; i < argc; i++) {
-        run[num_run++] = find_case(argv[i]);
+        int all = strcmp(argv[i], "all") == 0, gcm = strcmp(argv[i], "gcm") == 0;
+        if (!all && !gcm) {
+            run[num_run++] = find_case(argv[i]);
+            continue;
+        }
+        run = realloc(run, (num_run + NUM_CASES + (size_t)argc) * sizeof(*run));
+        if (run == NULL) {
+            die("out of memory");
+        }
+        for (size_t j = 0; j < NUM_CASES; j++) {
+            if (all || cases[j].bytes != 0) {
+                run[num_run++] = &cases[j];
+            }
+        }
     }
     if (num_run == 0) {
         for (size_t i = 0; i < NUM_CASES; i++) {
-            run[num_run++] = &cases[i];
+            if (cases[i].in_default) {
+                run[num_run++] = &cases[i];
+            }
         }
     }
 
     print_header(&opts);
+    int columns = 0;
     for (size_t i = 0; i < num_run; i++) {
-        run_case(run[i], &opts);
+        run_case(run[i], &opts, &columns);
     }
     free(run);
     return 0;

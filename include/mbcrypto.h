@@ -60,7 +60,12 @@ typedef enum mbc_err {
     MBC_ERR_NO_MEMORY = 8,      /* an allocation failed */
     MBC_ERR_FAULT = 9,          /* the CRT result failed its check with e; no output released */
     MBC_ERR_UNSUPPORTED = 10,   /* the request is valid but not supported */
-    MBC_ERR_SIG_INVALID = 11    /* a signature or encoding did not verify */
+    MBC_ERR_SIG_INVALID = 11,   /* a signature or encoding did not verify */
+    MBC_ERR_AUTH = 12,          /* (GCM) the tag did not verify; no plaintext released */
+    MBC_ERR_TAG_LEN = 13,       /* (GCM) tag length not allowed */
+    MBC_ERR_IV_LEN = 14,        /* (GCM) zero-length or overlong IV */
+    MBC_ERR_TOO_LONG = 15,      /* (GCM) data or AAD longer than GCM allows */
+    MBC_ERR_STATE = 16          /* (GCM) streaming call out of order or on a finished context */
 } mbc_err;
 
 /* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
@@ -147,12 +152,15 @@ MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed);
 
 /* mbc_alg: algorithm families whose implementation can be queried. */
 typedef enum mbc_alg {
-    MBC_ALG_RSA = 0
+    MBC_ALG_RSA = 0,
+    MBC_ALG_GCM = 1
 } mbc_alg;
 
 /*
  * mbc_impl_name: the name of the implementation currently selected for alg:
- * "ifma" (AVX-512 IFMA, 8 lanes) or "c" (portable). NULL for an unknown alg.
+ * for MBC_ALG_RSA "ifma" (AVX-512 IFMA, 8 lanes) or "c" (portable); for
+ * MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni" (AES-NI +
+ * PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 
@@ -297,6 +305,125 @@ MBC_API mbc_err mbc_rsa_pkcs1_v15_sign_encode(uint8_t *em, size_t em_len, mbc_ha
 MBC_API mbc_err mbc_rsa_pkcs1_v15_verify_encoded(const uint8_t *em, size_t em_len,
                                                  mbc_hash hash, const uint8_t *digest,
                                                  size_t digest_len);
+
+/* ------------------------------------------------------------------------ */
+/* AES-GCM                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * mbc_gcm_key: an AES-GCM key object: the expanded AES round keys and the
+ * powers of the hash key, built once. It records the implementation that was
+ * selected when it was created (mbc_gcm_key_impl()) and uses it for its whole
+ * life, even if mbc_cpu_restrict() later changes the selection. Immutable
+ * after creation; may be shared by any number of threads.
+ */
+typedef struct mbc_gcm_key mbc_gcm_key;
+
+/* MBC_GCM_TAG_LEN: the default (and maximal) tag length in bytes. */
+#define MBC_GCM_TAG_LEN 16
+/* MBC_GCM_MAX_DATA_LEN: the longest plaintext of one GCM message, 2^36 - 32 bytes. */
+#define MBC_GCM_MAX_DATA_LEN ((uint64_t)68719476704ull)
+
+/*
+ * mbc_gcm_key_new: builds in *key the AES-GCM key for k (k_len 16, 24 or 32
+ * bytes: AES-128/192/256). Errors: MBC_ERR_NULL_PARAM (key or k NULL),
+ * MBC_ERR_KEY_SIZE (other k_len), MBC_ERR_NO_MEMORY; *key is then NULL.
+ * k is not retained. Free with mbc_gcm_key_free().
+ */
+MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len);
+
+/* mbc_gcm_key_free: wipes and frees key. NULL is allowed. */
+MBC_API void mbc_gcm_key_free(mbc_gcm_key *key);
+
+/* mbc_gcm_key_impl: the implementation key uses ("vaes512", "aesni", "c");
+ * NULL for NULL. */
+MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key);
+
+/*
+ * mbc_gcm_seal: one-shot encryption. out gets in_len bytes of ciphertext and
+ * tag gets tag_len bytes of tag (12..16; MBC_GCM_TAG_LEN is the default).
+ * iv may have any length >= 1 (12 bytes is the fast path), aad any length.
+ * out may equal in (in-place); other overlaps are not allowed.
+ * Errors: MBC_ERR_NULL_PARAM (key or tag NULL, or a NULL buffer with a
+ * non-zero length), MBC_ERR_TAG_LEN, MBC_ERR_IV_LEN (iv_len 0 or >= 2^61),
+ * MBC_ERR_TOO_LONG (in_len > MBC_GCM_MAX_DATA_LEN or aad_len >= 2^61).
+ * Nothing is written on error.
+ */
+MBC_API mbc_err mbc_gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
+                             const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *in, size_t in_len);
+
+/*
+ * mbc_gcm_open: one-shot decryption and tag check (constant time). On
+ * success out holds in_len bytes of plaintext. If the tag does not verify,
+ * returns MBC_ERR_AUTH and out is zeroed (holds no plaintext). tag_len
+ * 12..16; other errors as mbc_gcm_seal (out untouched then).
+ */
+MBC_API mbc_err mbc_gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                             size_t tag_len, const uint8_t *iv, size_t iv_len,
+                             const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                             size_t in_len);
+
+/*
+ * mbc_gcm_seal_short_tag, mbc_gcm_open_short_tag: as mbc_gcm_seal and
+ * mbc_gcm_open, but tag_len may also be 4 or 8 (NIST SP 800-38D appendix C:
+ * only for protocols that bound the number of forgery attempts).
+ */
+MBC_API mbc_err mbc_gcm_seal_short_tag(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag,
+                                       size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                       const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                       size_t in_len);
+MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                                       size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                       const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                       size_t in_len);
+
+/*
+ * mbc_gcm_ctx: the state of one streaming GCM operation, owned by the caller
+ * (stack or heap; no allocation by the library). Opaque: only the functions
+ * below may touch it. It keeps a pointer to its key, which must outlive it.
+ * Order of calls: mbc_gcm_init, any number of mbc_gcm_aad, any number of
+ * mbc_gcm_encrypt (or of mbc_gcm_decrypt, not both), then mbc_gcm_finish
+ * (sealing) or mbc_gcm_verify (opening), which wipe the context. Any piece
+ * may have any length, including 0.
+ */
+typedef struct mbc_gcm_ctx {
+    uint64_t opaque[24];
+} mbc_gcm_ctx;
+
+/* MBC_GCM_SHORT_TAGS: mbc_gcm_init flag allowing tag lengths 4 and 8. */
+#define MBC_GCM_SHORT_TAGS 1u
+
+/*
+ * mbc_gcm_init: starts an operation with key and iv (any length >= 1).
+ * flags: 0 or MBC_GCM_SHORT_TAGS. Errors: MBC_ERR_NULL_PARAM,
+ * MBC_ERR_IV_LEN, MBC_ERR_BAD_PARAM (unknown flag); ctx is then unusable.
+ */
+MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
+                             size_t iv_len, unsigned flags);
+
+/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after
+ * data has been processed; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
+MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len);
+
+/*
+ * mbc_gcm_encrypt, mbc_gcm_decrypt: process len bytes, writing len bytes to
+ * out at once (out may equal in). MBC_ERR_STATE if the context already
+ * processed data in the other direction or is finished; MBC_ERR_TOO_LONG
+ * beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming decryption releases
+ * plaintext before the tag is checked: the caller must discard it unless
+ * mbc_gcm_verify returns MBC_OK.
+ */
+MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
+
+/* mbc_gcm_finish: writes tag_len bytes of tag (12..16, or 4/8 with
+ * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after decryption. */
+MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
+
+/* mbc_gcm_verify: checks tag (constant time) and wipes ctx: MBC_OK or
+ * MBC_ERR_AUTH; MBC_ERR_STATE after encryption, MBC_ERR_TAG_LEN. */
+MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@ void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
     t->rsa_name = "c";
     t->rsa_crt = rsa_crt_kern_c;
     t->rsa_pub = rsa_pub_kern_c;
+    t->gcm = mbc_gcm_impl_for(features);
 #if MBC_HAVE_IFMA
     if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
         t->rsa_name = "ifma";
@@ -33,7 +34,7 @@ uint64_t mbc_cpu_parse_mask(const char *s)
     return (uint64_t)v;
 }
 
-static struct mbc_dispatch g_table = {"c", rsa_crt_kern_c, rsa_pub_kern_c};
+static struct mbc_dispatch g_table = {"c", rsa_crt_kern_c, rsa_pub_kern_c, &mbc_gcm_impl_c};
 static uint64_t g_detected;
 static uint64_t g_env_mask = ~0ull;
 static uint64_t g_features;
@@ -73,6 +74,8 @@ MBC_API const char *mbc_impl_name(mbc_alg alg)
     switch (alg) {
     case MBC_ALG_RSA:
         return t->rsa_name;
+    case MBC_ALG_GCM:
+        return t->gcm->name;
     }
     return NULL;
 }

@@ -11,11 +11,13 @@
 
 #include "internal.h"
 #include "rsa/rsa_kern.h"
+#include "gcm/gcm_internal.h"
 
 struct mbc_dispatch {
     const char *rsa_name;
     void (*rsa_crt)(struct rsa_crt_args *a);
     void (*rsa_pub)(struct rsa_pub_args *a);
+    const struct mbc_gcm_impl *gcm; /* AES-GCM: "vaes512", "aesni" or "c" */
 };
 
 /* mbc_dispatch_fill: t gets, slot by slot, the fastest implementation that

@@ -28,6 +28,17 @@
  */
 const char *mbt_use_impl(void **state);
 
+/*
+ * mbt_use_alg_impl: generic form of mbt_use_impl for any algorithm family:
+ * removes features through mbc_cpu_restrict() (most features kept first)
+ * until mbc_impl_name(alg) is impl, e.g. (MBC_ALG_GCM, "aesni"). When no
+ * feature word selects it (CPU or build lacks it), prints a message and
+ * skip()s. Returns impl. mbt_alg_impl_available: the same test, 1/0, with
+ * the selection left as found.
+ */
+const char *mbt_use_alg_impl(mbc_alg alg, const char *impl);
+int mbt_alg_impl_available(mbc_alg alg, const char *impl);
+
 /* mbt_impl_available: 1 if the CPU (and build) can run impl. */
 int mbt_impl_available(const char *impl);
 

@@ -1,0 +1,505 @@
+/*
+ * gcm.c - the AES-GCM glue: validation, key objects, J0, one-shot seal and
+ * open, streaming. Baseline code; the work is done by the implementation the
+ * key copied at creation (see gcm_internal.h).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "../dispatch.h"
+#include "gcm_internal.h"
+
+#define GCM_MAX_AAD_LEN ((uint64_t)1 << 61) /* bytes; exclusive */
+
+_Static_assert(offsetof(struct mbc_gcm_key, htab) == GCM_KEY_HTAB, "asm offset");
+_Static_assert(offsetof(struct mbc_gcm_key, h) == GCM_KEY_H, "asm offset");
+_Static_assert(offsetof(struct mbc_gcm_key, rounds) == GCM_KEY_ROUNDS, "asm offset");
+_Static_assert(offsetof(struct mbc_gcm_key, rk512) == GCM_KEY_RK512, "asm offset");
+_Static_assert(offsetof(struct mbc_gcm_key, htabk) == GCM_KEY_HTABK, "asm offset");
+_Static_assert(offsetof(struct gcm_oneshot, tag) == 48, "asm offset");
+_Static_assert(offsetof(struct gcm_oneshot, tag_len) == 56, "asm offset");
+
+/* ------------------------------------------------------------------------ */
+/* Keys                                                                      */
+/* ------------------------------------------------------------------------ */
+
+MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len)
+{
+    if (key == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    *key = NULL;
+    if (k == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    if (k_len != 16 && k_len != 24 && k_len != 32) {
+        return MBC_ERR_KEY_SIZE;
+    }
+    struct mbc_gcm_key *g = mbc_aligned_alloc(sizeof(*g));
+    if (g == NULL) {
+        return MBC_ERR_NO_MEMORY;
+    }
+    g->impl = *mbc_dispatch_get()->gcm;
+    gcm_expand_key_c(g, k, k_len);
+    for (unsigned r = 0; r <= g->rounds; r++) {
+        for (unsigned l = 0; l < 4; l++) {
+            memcpy(g->rk512 + 64 * r + 16 * l, g->rk + 16 * r, 16);
+        }
+    }
+    static const uint8_t zero[16] = {0};
+    g->impl.block(g, zero, g->h);
+    gcm_hash_powers_c(g);
+    for (unsigned i = 0; i < GCM_NPOW + 4; i++) {
+        for (unsigned b = 0; b < 8; b++) {
+            g->htabk[16 * i + b] = g->htab[16 * i + b] ^ g->htab[16 * i + 8 + b];
+        }
+    }
+    *key = g;
+    return MBC_OK;
+}
+
+MBC_API void mbc_gcm_key_free(mbc_gcm_key *key)
+{
+    mbc_aligned_free(key, sizeof(*key));
+}
+
+MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key)
+{
+    return key == NULL ? NULL : key->impl.name;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Shared steps                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+static void ctr_inc(uint8_t ctr[16])
+{
+    uint32_t c =
+        ((uint32_t)ctr[12] << 24) | ((uint32_t)ctr[13] << 16) | ((uint32_t)ctr[14] << 8) | ctr[15];
+    c++;
+    ctr[12] = (uint8_t)(c >> 24);
+    ctr[13] = (uint8_t)(c >> 16);
+    ctr[14] = (uint8_t)(c >> 8);
+    ctr[15] = (uint8_t)c;
+}
+
+/* gcm_j0: the pre-counter block of iv (SP 800-38D 7.1 step 2). */
+static void gcm_j0(const struct mbc_gcm_key *key, uint8_t j0[16], const uint8_t *iv, size_t iv_len)
+{
+    if (iv_len == 12) {
+        memcpy(j0, iv, 12);
+        j0[12] = j0[13] = j0[14] = 0;
+        j0[15] = 1;
+        return;
+    }
+    uint8_t xi[16] = {0}, len_block[16] = {0};
+    key->impl.ghash(key, xi, iv, iv_len);
+    store_be64(len_block + 8, (uint64_t)iv_len * 8);
+    key->impl.ghash(key, xi, len_block, 16);
+    for (int i = 0; i < 16; i++) {
+        j0[i] = xi[15 - i];
+    }
+}
+
+/* gcm_tag: folds the length block into xi and writes the full tag. */
+static void gcm_tag(const struct mbc_gcm_key *key, uint8_t tag[16], uint8_t xi[16],
+                    const uint8_t j0[16], uint64_t aad_len, uint64_t ct_len)
+{
+    uint8_t len_block[16], ek[16];
+    store_be64(len_block, aad_len * 8);
+    store_be64(len_block + 8, ct_len * 8);
+    key->impl.ghash(key, xi, len_block, 16);
+    key->impl.block(key, j0, ek);
+    for (int i = 0; i < 16; i++) {
+        tag[i] = ek[i] ^ xi[15 - i];
+    }
+    mbc_memzero(ek, sizeof(ek));
+}
+
+static int tag_len_ok(size_t tag_len, int short_ok)
+{
+    return (tag_len >= 12 && tag_len <= 16) || (short_ok && (tag_len == 4 || tag_len == 8));
+}
+
+/* check_common: the validation shared by the one-shot calls. */
+static mbc_err check_common(const mbc_gcm_key *key, const void *out, const void *tag,
+                            size_t tag_len, int short_ok, const uint8_t *iv, size_t iv_len,
+                            const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t in_len)
+{
+    if (key == NULL || tag == NULL || (iv == NULL && iv_len != 0) ||
+        (aad == NULL && aad_len != 0) || ((in == NULL || out == NULL) && in_len != 0)) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    if (!tag_len_ok(tag_len, short_ok)) {
+        return MBC_ERR_TAG_LEN;
+    }
+    if (iv_len == 0 || (uint64_t)iv_len >= GCM_MAX_AAD_LEN) {
+        return MBC_ERR_IV_LEN;
+    }
+    if ((uint64_t)in_len > MBC_GCM_MAX_DATA_LEN || (uint64_t)aad_len >= GCM_MAX_AAD_LEN) {
+        return MBC_ERR_TOO_LONG;
+    }
+    return MBC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One-shot                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
+                        int short_ok, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                        size_t aad_len, const uint8_t *in, size_t in_len)
+{
+    mbc_err err =
+        check_common(key, out, tag, tag_len, short_ok, iv, iv_len, aad, aad_len, in, in_len);
+    if (err != MBC_OK) {
+        return err;
+    }
+    uint8_t j0[16], ctr[16], xi[16] = {0}, full[16];
+    if (iv_len == 12 && key->impl.seal12 != NULL) {
+        /* The full tag goes straight to the caller when it is wanted whole. */
+        const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, tag_len == 16 ? tag : full,
+                                      16};
+        key->impl.seal12(key, &a);
+        if (tag_len != 16) {
+            memcpy(tag, full, tag_len);
+            mbc_memzero(full, sizeof(full));
+        }
+        return MBC_OK;
+    }
+    gcm_j0(key, j0, iv, iv_len);
+    if (aad_len != 0) {
+        key->impl.ghash(key, xi, aad, aad_len);
+    }
+    memcpy(ctr, j0, 16);
+    ctr_inc(ctr);
+    if (in_len != 0) {
+        key->impl.enc(key, ctr, xi, in, out, in_len);
+    }
+    gcm_tag(key, full, xi, j0, aad_len, in_len);
+    memcpy(tag, full, tag_len);
+    mbc_memzero(full, sizeof(full));
+    mbc_memzero(xi, sizeof(xi));
+    return MBC_OK;
+}
+
+static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag, size_t tag_len,
+                        int short_ok, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                        size_t aad_len, const uint8_t *in, size_t in_len)
+{
+    mbc_err err =
+        check_common(key, out, tag, tag_len, short_ok, iv, iv_len, aad, aad_len, in, in_len);
+    if (err != MBC_OK) {
+        return err;
+    }
+    uint8_t j0[16], ctr[16], xi[16] = {0}, full[16];
+    if (iv_len == 12 && key->impl.open12 != NULL) {
+        /* The kernel compares the tag itself (constant time, never stored). */
+        const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, (uint8_t *)tag, tag_len};
+        if (!key->impl.open12(key, &a)) {
+            mbc_memzero(out, in_len);
+            return MBC_ERR_AUTH;
+        }
+        return MBC_OK;
+    }
+    gcm_j0(key, j0, iv, iv_len);
+    if (aad_len != 0) {
+        key->impl.ghash(key, xi, aad, aad_len);
+    }
+    memcpy(ctr, j0, 16);
+    ctr_inc(ctr);
+    if (in_len != 0) {
+        key->impl.dec(key, ctr, xi, in, out, in_len);
+    }
+    gcm_tag(key, full, xi, j0, aad_len, in_len);
+    int ok = mbc_ct_memeq(full, tag, tag_len);
+    mbc_memzero(full, sizeof(full));
+    mbc_memzero(xi, sizeof(xi));
+    if (!ok) {
+        mbc_memzero(out, in_len);
+        return MBC_ERR_AUTH;
+    }
+    return MBC_OK;
+}
+
+MBC_API mbc_err mbc_gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
+                             const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                             const uint8_t *in, size_t in_len)
+{
+    return gcm_seal(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+}
+
+MBC_API mbc_err mbc_gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                             size_t tag_len, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *in, size_t in_len)
+{
+    return gcm_open(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+}
+
+MBC_API mbc_err mbc_gcm_seal_short_tag(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag,
+                                       size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                       const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                       size_t in_len)
+{
+    return gcm_seal(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+}
+
+MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                                       size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                       const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                       size_t in_len)
+{
+    return gcm_open(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streaming                                                                 */
+/* ------------------------------------------------------------------------ */
+
+enum gcm_phase { PHASE_NONE = 0, PHASE_AAD = 1, PHASE_ENC = 2, PHASE_DEC = 3 };
+
+#define GCM_CTX_MAGIC 0x6d624743u
+
+/* gcm_state: the inside of mbc_gcm_ctx (may_alias: the caller's storage is
+ * declared as the public uint64_t array). buf holds a partial block of AAD or
+ * ciphertext waiting for GHASH (buf_len bytes); during data, ks holds the
+ * keystream of the current partial block, of which buf_len bytes are used. */
+struct __attribute__((may_alias)) gcm_state {
+    const struct mbc_gcm_key *key;
+    uint8_t j0[16], ctr[16], xi[16], ks[16], buf[16];
+    uint64_t aad_len, ct_len;
+    uint32_t buf_len, phase, flags, magic;
+};
+
+_Static_assert(sizeof(struct gcm_state) <= sizeof(mbc_gcm_ctx), "mbc_gcm_ctx too small");
+_Static_assert(_Alignof(struct gcm_state) <= _Alignof(mbc_gcm_ctx), "mbc_gcm_ctx alignment");
+
+static struct gcm_state *state_of(mbc_gcm_ctx *ctx)
+{
+    return (struct gcm_state *)(void *)ctx;
+}
+
+MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
+                             size_t iv_len, unsigned flags)
+{
+    if (ctx == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    struct gcm_state *s = state_of(ctx);
+    mbc_memzero(ctx, sizeof(*ctx));
+    if (key == NULL || (iv == NULL && iv_len != 0)) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    if (iv_len == 0 || (uint64_t)iv_len >= GCM_MAX_AAD_LEN) {
+        return MBC_ERR_IV_LEN;
+    }
+    if ((flags & ~MBC_GCM_SHORT_TAGS) != 0) {
+        return MBC_ERR_BAD_PARAM;
+    }
+    s->key = key;
+    gcm_j0(key, s->j0, iv, iv_len);
+    memcpy(s->ctr, s->j0, 16);
+    ctr_inc(s->ctr);
+    s->phase = PHASE_AAD;
+    s->flags = flags;
+    s->magic = GCM_CTX_MAGIC;
+    return MBC_OK;
+}
+
+static int state_live(const struct gcm_state *s)
+{
+    return s->magic == GCM_CTX_MAGIC && s->phase != PHASE_NONE;
+}
+
+MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len)
+{
+    if (ctx == NULL || (aad == NULL && aad_len != 0)) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    struct gcm_state *s = state_of(ctx);
+    if (!state_live(s) || s->phase != PHASE_AAD) {
+        return MBC_ERR_STATE;
+    }
+    if ((uint64_t)aad_len >= GCM_MAX_AAD_LEN - s->aad_len) {
+        return MBC_ERR_TOO_LONG;
+    }
+    const struct mbc_gcm_key *key = s->key;
+    s->aad_len += aad_len;
+    if (s->buf_len > 0) {
+        size_t n = 16 - s->buf_len;
+        n = n < aad_len ? n : aad_len;
+        memcpy(s->buf + s->buf_len, aad, n);
+        s->buf_len += (uint32_t)n;
+        aad += n;
+        aad_len -= n;
+        if (s->buf_len < 16) {
+            return MBC_OK;
+        }
+        key->impl.ghash(key, s->xi, s->buf, 16);
+        s->buf_len = 0;
+    }
+    size_t bulk = aad_len & ~(size_t)15;
+    if (bulk != 0) {
+        key->impl.ghash(key, s->xi, aad, bulk);
+    }
+    memcpy(s->buf, aad + bulk, aad_len - bulk);
+    s->buf_len = (uint32_t)(aad_len - bulk);
+    return MBC_OK;
+}
+
+static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
+                          uint32_t phase)
+{
+    if (ctx == NULL || ((out == NULL || in == NULL) && len != 0)) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    struct gcm_state *s = state_of(ctx);
+    if (!state_live(s) || (s->phase != PHASE_AAD && s->phase != phase)) {
+        return MBC_ERR_STATE;
+    }
+    if ((uint64_t)len > MBC_GCM_MAX_DATA_LEN - s->ct_len) {
+        return MBC_ERR_TOO_LONG;
+    }
+    const struct mbc_gcm_key *key = s->key;
+    if (s->phase == PHASE_AAD) {
+        if (s->buf_len > 0) {
+            key->impl.ghash(key, s->xi, s->buf, s->buf_len);
+        }
+        s->buf_len = 0;
+        s->phase = phase;
+    }
+    s->ct_len += len;
+    const int enc = phase == PHASE_ENC;
+    /* Finish the partial block of the previous call. */
+    if (s->buf_len > 0) {
+        while (len > 0 && s->buf_len < 16) {
+            uint8_t c = *in;
+            uint8_t o = (uint8_t)(c ^ s->ks[s->buf_len]);
+            s->buf[s->buf_len++] = enc ? o : c;
+            *out++ = o;
+            in++;
+            len--;
+        }
+        if (s->buf_len < 16) {
+            return MBC_OK;
+        }
+        key->impl.ghash(key, s->xi, s->buf, 16);
+        s->buf_len = 0;
+    }
+    size_t bulk = len & ~(size_t)15;
+    if (bulk != 0) {
+        if (enc) {
+            key->impl.enc(key, s->ctr, s->xi, in, out, bulk);
+        } else {
+            key->impl.dec(key, s->ctr, s->xi, in, out, bulk);
+        }
+        in += bulk;
+        out += bulk;
+        len -= bulk;
+    }
+    if (len > 0) {
+        key->impl.block(key, s->ctr, s->ks);
+        ctr_inc(s->ctr);
+        for (size_t i = 0; i < len; i++) {
+            uint8_t c = in[i];
+            uint8_t o = (uint8_t)(c ^ s->ks[i]);
+            s->buf[i] = enc ? o : c;
+            out[i] = o;
+        }
+        s->buf_len = (uint32_t)len;
+    }
+    return MBC_OK;
+}
+
+MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return gcm_update(ctx, out, in, len, PHASE_ENC);
+}
+
+MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
+{
+    return gcm_update(ctx, out, in, len, PHASE_DEC);
+}
+
+/* gcm_final: the full tag of s into tag; wipes nothing. */
+static void gcm_final(struct gcm_state *s, uint8_t tag[16])
+{
+    const struct mbc_gcm_key *key = s->key;
+    if (s->buf_len > 0) {
+        key->impl.ghash(key, s->xi, s->buf, s->buf_len);
+        s->buf_len = 0;
+    }
+    gcm_tag(key, tag, s->xi, s->j0, s->aad_len, s->ct_len);
+}
+
+MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    if (ctx == NULL || tag == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    struct gcm_state *s = state_of(ctx);
+    if (!state_live(s) || s->phase == PHASE_DEC) {
+        return MBC_ERR_STATE;
+    }
+    if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
+        return MBC_ERR_TAG_LEN;
+    }
+    uint8_t full[16];
+    gcm_final(s, full);
+    memcpy(tag, full, tag_len);
+    mbc_memzero(full, sizeof(full));
+    mbc_memzero(ctx, sizeof(*ctx));
+    return MBC_OK;
+}
+
+MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
+{
+    if (ctx == NULL || tag == NULL) {
+        return MBC_ERR_NULL_PARAM;
+    }
+    struct gcm_state *s = state_of(ctx);
+    if (!state_live(s) || s->phase == PHASE_ENC) {
+        return MBC_ERR_STATE;
+    }
+    if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
+        return MBC_ERR_TAG_LEN;
+    }
+    uint8_t full[16];
+    gcm_final(s, full);
+    int ok = mbc_ct_memeq(full, tag, tag_len);
+    mbc_memzero(full, sizeof(full));
+    mbc_memzero(ctx, sizeof(*ctx));
+    return ok ? MBC_OK : MBC_ERR_AUTH;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Selection                                                                 */
+/* ------------------------------------------------------------------------ */
+
+const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features)
+{
+#if MBC_HAVE_VAES
+    const uint64_t vaes = MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW |
+                          MBC_CPU_AVX512VL | MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ | MBC_CPU_SSE41 |
+                          MBC_CPU_SSSE3 | MBC_CPU_BMI2;
+    if ((features & vaes) == vaes) {
+        return &mbc_gcm_impl_vaes512;
+    }
+#endif
+#if MBC_HAVE_AESNI
+    const uint64_t aesni = MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ | MBC_CPU_SSE41 | MBC_CPU_SSSE3;
+    if ((features & aesni) == aesni) {
+        return &mbc_gcm_impl_aesni;
+    }
+#endif
+    (void)features;
+    return &mbc_gcm_impl_c;
+}

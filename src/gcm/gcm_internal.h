@@ -1,0 +1,114 @@
+/*
+ * gcm_internal.h - the AES-GCM key object and the interface between the GCM
+ * glue (gcm.c, baseline code) and its three implementations: _c (portable,
+ * bitsliced AES, constant-time GHASH), _aesni (AES-NI + PCLMULQDQ intrinsics)
+ * and _vaes512 (nasm, VAES + VPCLMULQDQ on zmm).
+ *
+ * GHASH state convention shared by every implementation: the 16-byte
+ * accumulator xi holds Y byte-reversed (xi[i] = Y[15 - i]), i.e. the
+ * little-endian 128-bit integer bswap(Y). The fast paths compute GHASH as
+ * POLYVAL on byte-reversed blocks (RFC 8452, appendix A):
+ *   Y' <- dot(Y' ^ bswap(X), H'),  dot(a, b) = a * b * x^-128 mod
+ *   x^128 + x^127 + x^126 + x^121 + 1,  H' = mulX_POLYVAL(bswap(H)),
+ * and htab holds the dot-powers of H' (equal to mulX_POLYVAL(bswap(H^n))).
+ */
+#ifndef MBC_SRC_GCM_GCM_INTERNAL_H
+#define MBC_SRC_GCM_GCM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../internal.h"
+
+/* GCM_NPOW: hash-key powers kept in htab (H'^32 .. H'^1). */
+#define GCM_NPOW 32
+
+struct mbc_gcm_key;
+
+/*
+ * gcm_oneshot: the arguments of a one-shot operation with a 12-byte IV
+ * (offsets read by the nasm kernels: OS_* in gcm_vaes512.asm). tag receives
+ * the full 16-byte tag.
+ */
+struct gcm_oneshot {
+    const uint8_t *in;  /* 0 */
+    uint8_t *out;       /* 8 */
+    size_t len;         /* 16 */
+    const uint8_t *aad; /* 24 */
+    size_t aad_len;     /* 32 */
+    const uint8_t *iv;  /* 40: 12 bytes */
+    uint8_t *tag;       /* 48: seal: 16 bytes written; open: expected tag (read only) */
+    size_t tag_len;     /* 56: open: bytes of tag to check (1..16) */
+};
+
+/*
+ * mbc_gcm_impl: one implementation. Every function takes the key it was
+ * built for; lengths are public.
+ *  block: out = AES_K(in), one block.
+ *  ghash: xi <- GHASH update over in[0..len), any len; a partial last block
+ *         is zero-padded.
+ *  enc:   CTR-encrypts len bytes (any len) with the 32-bit big-endian counter
+ *         of ctr (incremented per block, modulo 2^32; ctr is advanced by
+ *         ceil(len/16)) and GHASHes the ciphertext into xi (zero-padded).
+ *  dec:   the same, GHASHing the input. out may equal in.
+ *  seal12, open12 (optional, NULL if absent): a whole one-shot operation
+ *         with a 12-byte IV in one call: J0, AAD, data, length block, tag.
+ *         open12 compares the tag itself in constant time: 1 if it
+ *         verifies, else 0 (the caller then wipes out).
+ */
+struct mbc_gcm_impl {
+    const char *name;
+    void (*block)(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16]);
+    void (*ghash)(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in, size_t len);
+    void (*enc)(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16], const uint8_t *in,
+                uint8_t *out, size_t len);
+    void (*dec)(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16], const uint8_t *in,
+                uint8_t *out, size_t len);
+    void (*seal12)(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
+    int (*open12)(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
+};
+
+/*
+ * mbc_gcm_key: offsets up to 'rounds' are read by the nasm kernels
+ * (GCM_KEY_* in src/asm/gcm_vaes512.asm); keep them in sync.
+ */
+struct mbc_gcm_key {
+    uint8_t rk[16 * 15]; /* 0: AES round keys, FIPS-197 byte order */
+    uint8_t pad0[16];
+    uint8_t htab[16 * (GCM_NPOW + 4)]; /* 256: htab[i] = H'^(32 - i), then 4 zero blocks */
+    uint8_t h[16];                     /* 832: H = AES_K(0), for the _c path */
+    uint32_t rounds;                   /* 848: 10, 12 or 14 */
+    uint32_t key_len;
+    struct mbc_gcm_impl impl;            /* copied at creation: one key, one implementation */
+    _Alignas(64) uint8_t rk512[64 * 15]; /* 960: each round key 4 times (zmm memory operands) */
+    uint8_t htabk[16 * (GCM_NPOW + 4)];  /* 1920: lo ^ hi qwords of htab[i] (Karatsuba), 0 */
+};
+
+#define GCM_KEY_HTAB 256
+#define GCM_KEY_H 832
+#define GCM_KEY_ROUNDS 848
+#define GCM_KEY_RK512 960
+#define GCM_KEY_HTABK 1920
+
+/* The implementations. */
+extern const struct mbc_gcm_impl mbc_gcm_impl_c;
+#if MBC_HAVE_AESNI
+extern const struct mbc_gcm_impl mbc_gcm_impl_aesni;
+#endif
+#if MBC_HAVE_VAES
+extern const struct mbc_gcm_impl mbc_gcm_impl_vaes512;
+#endif
+
+/* gcm_expand_key_c: the AES key schedule (constant time, no tables) into
+ * key->rk and key->rounds; k_len is 16, 24 or 32. */
+void gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len);
+
+/* gcm_hash_powers_c: from key->h fills htab with mulX_POLYVAL(bswap(H^n)),
+ * n = 1..GCM_NPOW (constant time). */
+void gcm_hash_powers_c(struct mbc_gcm_key *key);
+
+/* mbc_gcm_impl_for: the implementation the feature word selects, each
+ * falling back on the next one on its own. */
+const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features);
+
+#endif /* MBC_SRC_GCM_GCM_INTERNAL_H */
