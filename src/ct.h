@@ -34,6 +34,26 @@ static inline void mbc_declassify(const void *p, size_t len)
 #endif
 }
 
+#if defined(MBC_MSAN)
+/*
+ * mbc_msan_spread: MSan propagates shadow through additions without their
+ * carries, so a flag made of a carry or borrow out of partly secret words
+ * would look public. The mb52 backends call this after each add, subtract and
+ * multiply-add: lane l of r (8 words) becomes wholly secret when lane l of any
+ * of the n operands holds a secret bit.
+ */
+static inline void mbc_msan_spread(uint64_t *r, const uint64_t *const *ops, int n)
+{
+    for (int l = 0; l < 8; l++) {
+        for (int i = 0; i < n; i++) {
+            if (__msan_test_shadow(&ops[i][l], sizeof(uint64_t)) != -1) {
+                __msan_poison(&r[l], sizeof(uint64_t));
+            }
+        }
+    }
+}
+#endif
+
 /* mbc_value_barrier: returns x, opaque to the optimiser. */
 static inline uint64_t mbc_value_barrier(uint64_t x)
 {

@@ -34,17 +34,54 @@ static inline vec v_load(const uint64_t *p) { vec r; memcpy(r.v, p, sizeof(r.v))
 static inline void v_store(uint64_t *p, vec a) { memcpy(p, a.v, sizeof(a.v)); }
 static inline vec v_zero(void) { VEC_MAP(0); }
 static inline vec v_set1(uint64_t x) { VEC_MAP(x); }
+/* v_msan: under MemorySanitizer, r with carries' secrecy spread over whole
+ * lanes (see mbc_msan_spread); otherwise r. */
+static inline vec v_msan(vec r, vec a, vec b, vec c)
+{
+#if defined(MBC_MSAN)
+    const uint64_t *const ops[3] = {a.v, b.v, c.v};
+    mbc_msan_spread(r.v, ops, 3);
+#else
+    (void)a;
+    (void)b;
+    (void)c;
+#endif
+    return r;
+}
+
 static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
-    VEC_MAP(acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52));
+    vec r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52);
+    }
+    return v_msan(r, acc, a, b);
 }
 static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
-    VEC_MAP(acc.v[i] +
-            (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52));
+    vec r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = acc.v[i] +
+                 (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
+    }
+    return v_msan(r, acc, a, b);
 }
-static inline vec v_add(vec a, vec b) { VEC_MAP(a.v[i] + b.v[i]); }
-static inline vec v_sub(vec a, vec b) { VEC_MAP(a.v[i] - b.v[i]); }
+static inline vec v_add(vec a, vec b)
+{
+    vec r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = a.v[i] + b.v[i];
+    }
+    return v_msan(r, a, b, b);
+}
+static inline vec v_sub(vec a, vec b)
+{
+    vec r;
+    for (int i = 0; i < 8; i++) {
+        r.v[i] = a.v[i] - b.v[i];
+    }
+    return v_msan(r, a, b, b);
+}
 static inline vec v_and(vec a, vec b) { VEC_MAP(a.v[i] & b.v[i]); }
 static inline vec v_or(vec a, vec b) { VEC_MAP(a.v[i] | b.v[i]); }
 static inline vec v_xor(vec a, vec b) { VEC_MAP(a.v[i] ^ b.v[i]); }

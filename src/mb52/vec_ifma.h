@@ -9,6 +9,8 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "../ct.h"
+
 typedef __m512i vec;
 typedef __mmask8 vmask;
 
@@ -19,12 +21,39 @@ static inline vec v_load(const uint64_t *p) { return _mm512_load_si512((const vo
 static inline void v_store(uint64_t *p, vec a) { _mm512_store_si512((void *)p, a); }
 static inline vec v_zero(void) { return _mm512_setzero_si512(); }
 static inline vec v_set1(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+/* v_msan: under MemorySanitizer, r with carries' secrecy spread over whole
+ * lanes (see mbc_msan_spread); otherwise r. */
+static inline vec v_msan(vec r, vec a, vec b, vec c)
+{
+#if defined(MBC_MSAN)
+    uint64_t rv[8], av[8], bv[8], cv[8];
+    _mm512_storeu_si512((void *)rv, r);
+    _mm512_storeu_si512((void *)av, a);
+    _mm512_storeu_si512((void *)bv, b);
+    _mm512_storeu_si512((void *)cv, c);
+    const uint64_t *const ops[3] = {av, bv, cv};
+    mbc_msan_spread(rv, ops, 3);
+    return _mm512_loadu_si512((const void *)rv);
+#else
+    (void)a;
+    (void)b;
+    (void)c;
+    return r;
+#endif
+}
+
 /* v_madd52lo: acc + low 52 bits of (a mod 2^52) * (b mod 2^52), per lane. */
-static inline vec v_madd52lo(vec acc, vec a, vec b) { return _mm512_madd52lo_epu64(acc, a, b); }
+static inline vec v_madd52lo(vec acc, vec a, vec b)
+{
+    return v_msan(_mm512_madd52lo_epu64(acc, a, b), acc, a, b);
+}
 /* v_madd52hi: acc + high 52 bits of the 104-bit product of the low 52 bits. */
-static inline vec v_madd52hi(vec acc, vec a, vec b) { return _mm512_madd52hi_epu64(acc, a, b); }
-static inline vec v_add(vec a, vec b) { return _mm512_add_epi64(a, b); }
-static inline vec v_sub(vec a, vec b) { return _mm512_sub_epi64(a, b); }
+static inline vec v_madd52hi(vec acc, vec a, vec b)
+{
+    return v_msan(_mm512_madd52hi_epu64(acc, a, b), acc, a, b);
+}
+static inline vec v_add(vec a, vec b) { return v_msan(_mm512_add_epi64(a, b), a, b, b); }
+static inline vec v_sub(vec a, vec b) { return v_msan(_mm512_sub_epi64(a, b), a, b, b); }
 static inline vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); }
 static inline vec v_or(vec a, vec b) { return _mm512_or_si512(a, b); }
 static inline vec v_xor(vec a, vec b) { return _mm512_xor_si512(a, b); }
