@@ -17,15 +17,6 @@
 
 #if MBC_HAVE_VAES && defined(__x86_64__)
 
-void mbc_gcm_ghash_vaes512(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in,
-                           size_t len);
-void mbc_gcm_enc_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
-                         const uint8_t *in, uint8_t *out, size_t len);
-void mbc_gcm_dec_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
-                         const uint8_t *in, uint8_t *out, size_t len);
-void mbc_gcm_seal12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-int mbc_gcm_open12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-
 /* abi_state: what the trampoline saw after the call. */
 struct abi_state {
     uint64_t saved[6]; /* rbx, rbp, r12, r13, r14, r15 after the call */

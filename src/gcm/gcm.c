@@ -80,17 +80,6 @@ static void store_be64(uint8_t *p, uint64_t v)
     }
 }
 
-static void ctr_inc(uint8_t ctr[16])
-{
-    uint32_t c =
-        ((uint32_t)ctr[12] << 24) | ((uint32_t)ctr[13] << 16) | ((uint32_t)ctr[14] << 8) | ctr[15];
-    c++;
-    ctr[12] = (uint8_t)(c >> 24);
-    ctr[13] = (uint8_t)(c >> 16);
-    ctr[14] = (uint8_t)(c >> 8);
-    ctr[15] = (uint8_t)c;
-}
-
 /* gcm_j0: the pre-counter block of iv (SP 800-38D 7.1 step 2). */
 static void gcm_j0(const struct mbc_gcm_key *key, uint8_t j0[16], const uint8_t *iv, size_t iv_len)
 {
@@ -180,7 +169,7 @@ static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size
         key->impl.ghash(key, xi, aad, aad_len);
     }
     memcpy(ctr, j0, 16);
-    ctr_inc(ctr);
+    gcm_ctr_inc(ctr);
     if (in_len != 0) {
         key->impl.enc(key, ctr, xi, in, out, in_len);
     }
@@ -215,7 +204,7 @@ static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag
         key->impl.ghash(key, xi, aad, aad_len);
     }
     memcpy(ctr, j0, 16);
-    ctr_inc(ctr);
+    gcm_ctr_inc(ctr);
     if (in_len != 0) {
         key->impl.dec(key, ctr, xi, in, out, in_len);
     }
@@ -307,7 +296,7 @@ MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uin
     s->key = key;
     gcm_j0(key, s->j0, iv, iv_len);
     memcpy(s->ctr, s->j0, 16);
-    ctr_inc(s->ctr);
+    gcm_ctr_inc(s->ctr);
     s->phase = PHASE_AAD;
     s->flags = flags;
     s->magic = GCM_CTX_MAGIC;
@@ -407,7 +396,7 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
     }
     if (len > 0) {
         key->impl.block(key, s->ctr, s->ks);
-        ctr_inc(s->ctr);
+        gcm_ctr_inc(s->ctr);
         for (size_t i = 0; i < len; i++) {
             uint8_t c = in[i];
             uint8_t o = (uint8_t)(c ^ s->ks[i]);

@@ -360,17 +360,6 @@ void gcm_hash_powers_c(struct mbc_gcm_key *key)
 /* CTR + GHASH                                                               */
 /* ------------------------------------------------------------------------ */
 
-static inline void ctr_inc(uint8_t ctr[16])
-{
-    uint32_t c =
-        ((uint32_t)ctr[12] << 24) | ((uint32_t)ctr[13] << 16) | ((uint32_t)ctr[14] << 8) | ctr[15];
-    c++;
-    ctr[12] = (uint8_t)(c >> 24);
-    ctr[13] = (uint8_t)(c >> 16);
-    ctr[14] = (uint8_t)(c >> 8);
-    ctr[15] = (uint8_t)c;
-}
-
 static void ctr_c(const struct mbc_gcm_key *key, uint8_t ctr[16], const uint8_t *in, uint8_t *out,
                   size_t len)
 {
@@ -381,7 +370,7 @@ static void ctr_c(const struct mbc_gcm_key *key, uint8_t ctr[16], const uint8_t 
         memset(cb, 0, sizeof(cb));
         for (size_t b = 0; b < nb; b++) {
             memcpy(cb + 16 * b, ctr, 16);
-            ctr_inc(ctr);
+            gcm_ctr_inc(ctr);
         }
         aes4_c(key, cb, ks);
         for (size_t i = 0; i < n; i++) {

@@ -97,7 +97,31 @@ extern const struct mbc_gcm_impl mbc_gcm_impl_aesni;
 #endif
 #if MBC_HAVE_VAES
 extern const struct mbc_gcm_impl mbc_gcm_impl_vaes512;
+
+/* The nasm kernels of src/asm/gcm_vaes512.asm (math and register use are
+ * documented there), and the AES-NI single block they pair with. */
+void mbc_gcm_block_aesni(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16]);
+void mbc_gcm_ghash_vaes512(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in,
+                           size_t len);
+void mbc_gcm_enc_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
+                         const uint8_t *in, uint8_t *out, size_t len);
+void mbc_gcm_dec_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
+                         const uint8_t *in, uint8_t *out, size_t len);
+void mbc_gcm_seal12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
+int mbc_gcm_open12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
 #endif
+
+/* gcm_ctr_inc: increments the 32-bit big-endian counter of a counter block. */
+static inline void gcm_ctr_inc(uint8_t ctr[16])
+{
+    uint32_t c =
+        ((uint32_t)ctr[12] << 24) | ((uint32_t)ctr[13] << 16) | ((uint32_t)ctr[14] << 8) | ctr[15];
+    c++;
+    ctr[12] = (uint8_t)(c >> 24);
+    ctr[13] = (uint8_t)(c >> 16);
+    ctr[14] = (uint8_t)(c >> 8);
+    ctr[15] = (uint8_t)c;
+}
 
 /* gcm_expand_key_c: the AES key schedule (constant time, no tables) into
  * key->rk and key->rounds; k_len is 16, 24 or 32. */

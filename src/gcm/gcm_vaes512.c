@@ -7,16 +7,6 @@
 
 #if MBC_HAVE_VAES
 
-void mbc_gcm_block_aesni(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16]);
-void mbc_gcm_ghash_vaes512(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in,
-                           size_t len);
-void mbc_gcm_enc_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
-                         const uint8_t *in, uint8_t *out, size_t len);
-void mbc_gcm_dec_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
-                         const uint8_t *in, uint8_t *out, size_t len);
-void mbc_gcm_seal12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-int mbc_gcm_open12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-
 const struct mbc_gcm_impl mbc_gcm_impl_vaes512 = {
     "vaes512",           mbc_gcm_block_aesni,    mbc_gcm_ghash_vaes512, mbc_gcm_enc_vaes512,
     mbc_gcm_dec_vaes512, mbc_gcm_seal12_vaes512, mbc_gcm_open12_vaes512};
