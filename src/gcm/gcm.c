@@ -143,6 +143,26 @@ static mbc_err check_common(const mbc_gcm_key *key, const void *out, const void 
 /* One-shot                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* gcm_crypt_any_iv: the one-shot path for any IV: encrypts (encrypt = 1) or
+ * decrypts in to out and writes the full 16-byte tag of the ciphertext. */
+static void gcm_crypt_any_iv(const mbc_gcm_key *key, int encrypt, uint8_t full[16],
+                             const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                             size_t aad_len, const uint8_t *in, uint8_t *out, size_t in_len)
+{
+    uint8_t j0[16], ctr[16], xi[16] = {0};
+    gcm_j0(key, j0, iv, iv_len);
+    if (aad_len != 0) {
+        key->impl.ghash(key, xi, aad, aad_len);
+    }
+    memcpy(ctr, j0, 16);
+    gcm_ctr_inc(ctr);
+    if (in_len != 0) {
+        (encrypt ? key->impl.enc : key->impl.dec)(key, ctr, xi, in, out, in_len);
+    }
+    gcm_tag(key, full, xi, j0, aad_len, in_len);
+    mbc_memzero(xi, sizeof(xi));
+}
+
 static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
                         int short_ok, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                         size_t aad_len, const uint8_t *in, size_t in_len)
@@ -152,7 +172,7 @@ static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size
     if (err != MBC_OK) {
         return err;
     }
-    uint8_t j0[16], ctr[16], xi[16] = {0}, full[16];
+    uint8_t full[16];
     if (iv_len == 12 && key->impl.seal12 != NULL) {
         /* The full tag goes straight to the caller when it is wanted whole. */
         const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, tag_len == 16 ? tag : full,
@@ -164,19 +184,9 @@ static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size
         }
         return MBC_OK;
     }
-    gcm_j0(key, j0, iv, iv_len);
-    if (aad_len != 0) {
-        key->impl.ghash(key, xi, aad, aad_len);
-    }
-    memcpy(ctr, j0, 16);
-    gcm_ctr_inc(ctr);
-    if (in_len != 0) {
-        key->impl.enc(key, ctr, xi, in, out, in_len);
-    }
-    gcm_tag(key, full, xi, j0, aad_len, in_len);
+    gcm_crypt_any_iv(key, 1, full, iv, iv_len, aad, aad_len, in, out, in_len);
     memcpy(tag, full, tag_len);
     mbc_memzero(full, sizeof(full));
-    mbc_memzero(xi, sizeof(xi));
     return MBC_OK;
 }
 
@@ -189,7 +199,7 @@ static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag
     if (err != MBC_OK) {
         return err;
     }
-    uint8_t j0[16], ctr[16], xi[16] = {0}, full[16];
+    uint8_t full[16];
     if (iv_len == 12 && key->impl.open12 != NULL) {
         /* The kernel compares the tag itself (constant time, never stored). */
         const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, (uint8_t *)tag, tag_len};
@@ -199,19 +209,9 @@ static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag
         }
         return MBC_OK;
     }
-    gcm_j0(key, j0, iv, iv_len);
-    if (aad_len != 0) {
-        key->impl.ghash(key, xi, aad, aad_len);
-    }
-    memcpy(ctr, j0, 16);
-    gcm_ctr_inc(ctr);
-    if (in_len != 0) {
-        key->impl.dec(key, ctr, xi, in, out, in_len);
-    }
-    gcm_tag(key, full, xi, j0, aad_len, in_len);
+    gcm_crypt_any_iv(key, 0, full, iv, iv_len, aad, aad_len, in, out, in_len);
     int ok = mbc_ct_memeq(full, tag, tag_len);
     mbc_memzero(full, sizeof(full));
-    mbc_memzero(xi, sizeof(xi));
     if (!ok) {
         mbc_memzero(out, in_len);
         return MBC_ERR_AUTH;
