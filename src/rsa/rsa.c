@@ -144,6 +144,12 @@ static unsigned pub_bits(const void *k)
     return mbc_rsa_pub_key_bits(k);
 }
 
+/*
+ * The private batch runs in kernel lanes ("slots"). Up to 4 requests are
+ * packed into slots 0..3 so that their p and q halves share one pass (see
+ * rsa_crt_args); 5..8 requests keep their own lanes. The layout depends only
+ * on lane_mask and the public validity checks.
+ */
 MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
                                            const uint8_t *const in[MBC_LANES],
                                            const mbc_rsa_priv_key *const key[MBC_LANES],
@@ -165,58 +171,99 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
         return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, NULL, 0, 0,
                       lane_mask);
     }
-    struct row_alloc ra = {block};
-    const struct rsa_mod_consts *pc[8], *qc[8], *nc[8];
-    const uint64_t *dp[8], *dq[8], *qi[8], *e[8];
-    unsigned e_bits = 0;
+
+    /* Slots: lane_of[s] is the request lane in slot s. */
+    const unsigned paired = __builtin_popcount(valid) <= 4;
+    unsigned lane_of[8] = {0}, slots = 0, ns = 0;
+    const mbc_rsa_priv_key *k[8] = {NULL};
+    const uint8_t *kin[8] = {NULL};
+    uint8_t *kout[8] = {NULL};
     for (unsigned l = 0; l < 8; l++) {
-        const mbc_rsa_priv_key *k = ((valid >> l) & 1u) ? key[l] : NULL;
-        pc[l] = k ? &k->p : NULL;
-        qc[l] = k ? &k->q : NULL;
-        nc[l] = k ? &k->pub.n : NULL;
-        dp[l] = k ? k->dp : NULL;
-        dq[l] = k ? k->dq : NULL;
-        qi[l] = k ? k->qinv_r : NULL;
-        e[l] = k ? k->pub.e : NULL;
-        if (k && k->pub.e_bits > e_bits) {
-            e_bits = k->pub.e_bits;
+        if ((valid >> l) & 1u) {
+            const unsigned s = paired ? ns++ : l;
+            lane_of[s] = l;
+            k[s] = key[l];
+            kin[s] = in[l];
+            kout[s] = out[l];
+            slots |= 1u << s;
         }
     }
+
+    /* Per-slot key fields; the half passes (p, dp and in) also fill slots
+     * 4..7 with q, dq and in again when paired. */
+    const struct rsa_mod_consts *pc[8] = {NULL}, *qc[8] = {NULL}, *nc[8] = {NULL};
+    const uint64_t *dp[8] = {NULL}, *dq[8] = {NULL}, *qi[8] = {NULL}, *e[8] = {NULL};
+    unsigned e_bits = 0;
+    for (unsigned s = 0; s < 8; s++) {
+        if (k[s] == NULL) {
+            continue;
+        }
+        pc[s] = &k[s]->p;
+        qc[s] = &k[s]->q;
+        nc[s] = &k[s]->pub.n;
+        dp[s] = k[s]->dp;
+        dq[s] = k[s]->dq;
+        qi[s] = k[s]->qinv_r;
+        e[s] = k[s]->pub.e;
+        if (k[s]->pub.e_bits > e_bits) {
+            e_bits = k[s]->pub.e_bits;
+        }
+        if (paired) {
+            pc[s + 4] = &k[s]->q;
+            dp[s + 4] = k[s]->dq;
+            kin[s + 4] = kin[s];
+        }
+    }
+    const unsigned half_slots = paired ? slots | slots << 4 : slots;
+
+    struct row_alloc ra = {block};
     struct rsa_crt_args a = {0};
-    gather_mod(&a.p, &ra, kh, pc, valid);
-    gather_mod(&a.q, &ra, kh, qc, valid);
-    gather_mod(&a.n, &ra, kn, nc, valid);
-    a.dp = gather_arr(&ra, kh, dp, valid);
-    a.dq = gather_arr(&ra, kh, dq, valid);
-    a.qinv_r = gather_arr(&ra, kh, qi, valid);
-    a.e = gather_arr(&ra, kn, e, valid);
+    a.paired = paired;
+    gather_mod(&a.p, &ra, kh, pc, half_slots);
+    gather_mod(&a.q, &ra, kh, qc, slots);
+    gather_mod(&a.n, &ra, kn, nc, slots);
+    a.dp = gather_arr(&ra, kh, dp, half_slots);
+    a.dq = gather_arr(&ra, kh, dq, slots);
+    a.qinv_r = gather_arr(&ra, kh, qi, slots);
+    a.e = gather_arr(&ra, kn, e, slots);
     a.e_bits = e_bits;
     a.half_bits = bits / 2;
     mb52_row *x = rows(&ra, kn);
     a.in = x;
     a.out = rows(&ra, kn);
     a.scratch = rows(&ra, rsa_crt_scratch_rows(kh));
-    mb52_from_be8(x, kn, in, bits / 8, valid);
+    mb52_from_be8(x, kn, kin, bits / 8, half_slots);
 
     /* The two verdicts (input below n, fault check passed) and the released
      * outputs are the only values derived from secrets made public here. */
-    unsigned in_ok = below_mask(x, a.n.m, kn, valid);
+    unsigned in_ok = below_mask(x, a.n.m, kn, slots);
     mbc_declassify(&in_ok, sizeof(in_ok));
-    st = set_lanes(st, valid & ~in_ok, MBC_LANE_BAD_PARAM);
     a.lanes = in_ok;
-    a.fault_lanes = mbc_rsa_test_fault_lanes & in_ok;
+    for (unsigned s = 0; s < 8; s++) {
+        if ((in_ok >> s) & 1u & (mbc_rsa_test_fault_lanes >> lane_of[s])) {
+            a.fault_lanes |= 1u << s;
+        }
+    }
     if (in_ok != 0) {
         mbc_dispatch_get()->rsa_crt(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     const unsigned released = in_ok & a.ok_lanes;
-    st = set_lanes(st, in_ok & ~a.ok_lanes, MBC_LANE_FAULT);
-    st = finish(st, out, bits / 8, a.out, kn, released, lane_mask);
-    for (unsigned l = 0; l < 8; l++) {
-        if ((released >> l) & 1u) {
-            mbc_declassify(out[l], bits / 8);
+    if (released != 0) {
+        mb52_to_be8(kout, bits / 8, a.out, kn, released);
+    }
+    for (unsigned s = 0; s < 8; s++) {
+        if ((slots >> s) & 1u) {
+            const unsigned code = !((in_ok >> s) & 1u)     ? MBC_LANE_BAD_PARAM
+                                  : !((released >> s) & 1u) ? MBC_LANE_FAULT
+                                                            : MBC_LANE_OK;
+            st = mbc_status_set(st, lane_of[s], code);
+            if (code == MBC_LANE_OK) {
+                mbc_declassify(kout[s], bits / 8);
+            }
         }
     }
+    st = finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
     return st;
 }

@@ -193,7 +193,17 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
     mb52_row *pub_scratch = check + kn;
 
     crt_half(mp, a->in, &a->p, a->dp, a->half_bits, half_scratch);
-    crt_half(mq, a->in, &a->q, a->dq, a->half_bits, half_scratch);
+    if (a->paired) {
+        /* The q halves came out in lanes 4..7: move them under their p. */
+        for (unsigned j = 0; j < kh; j++) {
+            for (unsigned l = 0; l < 4; l++) {
+                mq[j][l] = mp[j][l + 4];
+                mq[j][l + 4] = 0;
+            }
+        }
+    } else {
+        crt_half(mq, a->in, &a->q, a->dq, a->half_bits, half_scratch);
+    }
 
     /* Test hook: flip one bit of the p half in the selected lanes. */
     const vec flip = v_blend(vm_from_bits(a->fault_lanes), v_zero(), v_set1(1));

@@ -32,9 +32,21 @@ struct rsa_pub_args {
     mb52_row *scratch;        /* rsa_pub_scratch_rows(n.k) rows */
 };
 
-/* rsa_crt_args: out = in^d mod n per lane through the CRT, then checked:
- * ok_lanes gets the lanes where out^e mod n == in. */
+/*
+ * rsa_crt_args: out = in^d mod n per lane through the CRT, then checked:
+ * ok_lanes gets the lanes where out^e mod n == in.
+ *
+ * Two layouts, chosen by the glue from the number of requests (public):
+ *  - paired == 0: up to 8 requests, one per lane; the p halves of all lanes
+ *    run in one exponentiation pass, then the q halves in a second.
+ *  - paired == 1: up to 4 requests in lanes 0..3; both halves run in one
+ *    pass: lanes 0..3 of p and dp hold each request's p and dp, lanes 4..7
+ *    its q and dq, and lanes 4..7 of in repeat lanes 0..3. q (modulus rows
+ *    only) and everything else are in lanes 0..3. A lone request thus costs
+ *    one pass, not two.
+ */
 struct rsa_crt_args {
+    unsigned paired;
     struct rsa_mod p, q;      /* k = kh for both */
     const mb52_row *dp, *dq;  /* kh rows; secret exponents below 2^half_bits */
     const mb52_row *qinv_r;   /* kh rows: qinv * R mod p */
