@@ -83,6 +83,56 @@ static void test_cvt_cap(void **state)
     assert_memory_equal(out, w, sizeof(w));
 }
 
+/* ref_from_be: bit by bit, the definition mb52_from_be must match. */
+static uint64_t ref_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
+                            unsigned cap_bits)
+{
+    uint64_t over = 0;
+    memset(d, 0, k * sizeof(*d));
+    for (size_t bit = 0; bit < 8 * len; bit++) {
+        uint64_t b = (in[len - 1 - bit / 8] >> (bit % 8)) & 1u;
+        if (bit >= cap_bits) {
+            over |= b;
+        } else if (bit / MB52_BITS < k) {
+            d[bit / MB52_BITS] |= b << (bit % MB52_BITS);
+        }
+    }
+    return over ? ~0ull : 0;
+}
+
+/* The word-at-a-time conversions against the bit-by-bit definition, for
+ * every alignment of length, digit count and cap. */
+static void test_cvt_reference(void **state)
+{
+    (void)state;
+    uint8_t in[80], out[80], ref_out[80];
+    uint64_t d[14], ref[14];
+    for (size_t len = 0; len <= sizeof(in); len++) {
+        for (unsigned k = 1; k <= 13; k++) {
+            for (unsigned t = 0; t < 4; t++) {
+                mbt_rand_bytes(in, len);
+                if (t & 1) {
+                    memset(in, 0, len / 2); /* leading zeros */
+                }
+                unsigned cap = (unsigned)(mbt_rand() % (MB52_BITS * k + 1));
+                if (t == 3) {
+                    cap = MB52_BITS * k;
+                }
+                assert_true(mb52_from_be(d, k, in, len, cap) == ref_from_be(ref, k, in, len, cap));
+                assert_memory_equal(d, ref, k * sizeof(*d));
+                /* to_be writes the low len bytes, zero-extended or truncated */
+                mb52_to_be(out, len, d, k);
+                memset(ref_out, 0, len);
+                for (size_t bit = 0; bit < 8 * len && bit < MB52_BITS * k; bit++) {
+                    uint8_t b = (uint8_t)((d[bit / MB52_BITS] >> (bit % MB52_BITS)) & 1u);
+                    ref_out[len - 1 - bit / 8] |= (uint8_t)(b << (bit % 8));
+                }
+                assert_memory_equal(out, ref_out, len);
+            }
+        }
+    }
+}
+
 /* A random odd modulus of k digits with 4m < R, set per lane. */
 static void random_modulus(mb52_row *m, mb52_row *m0inv, unsigned k)
 {
@@ -332,6 +382,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cvt_roundtrip),
         cmocka_unit_test(test_cvt_cap),
+        cmocka_unit_test(test_cvt_reference),
         MBT_IMPL_TESTS(test_amm),
         MBT_IMPL_TESTS(test_redc),
     };

@@ -87,7 +87,8 @@ void MBC_KFN(mb52_redc)(mb52_row *r, const mb52_row *t, const mb52_row *m,
     mb52_redc_k(r, t, m, v_load(*m0inv), k);
 }
 
-/* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. */
+/* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. A multiply
+ * by 1: the unrolled multiply beats the (rolled) mb52_redc_k here. */
 static void from_mont(mb52_row *r, const mb52_row *a, const struct rsa_mod *md,
                       const struct mont_ops *ops, mb52_row *one)
 {
@@ -113,8 +114,12 @@ static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
     mb52_row *one = scratch + 3 * k;
 
     ops->mul(x, in, n->to_mont, n->m, n0); /* x = in R */
-    mb52_copy(r, n->r1, k);               /* r = R (one) */
-    for (unsigned bit = e_bits; bit-- > 0;) {
+    /* r = x where the top bit of e is set, else R (one) */
+    const vmask top = v_nonzero(mb52_window(e, ke, e_bits - 1, 1));
+    for (unsigned j = 0; j < k; j++) {
+        v_store(r[j], v_blend(top, v_load(n->r1[j]), v_load(x[j])));
+    }
+    for (unsigned bit = e_bits - 1; bit-- > 0;) {
         ops->sqr(r, r, n->m, n0);
         const vmask set = v_nonzero(mb52_window(e, ke, bit, 1));
         if ((vm_bits(set) & lanes) == 0) {
