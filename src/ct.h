@@ -39,12 +39,12 @@ static inline void mbc_declassify(const void *p, size_t len)
  * mbc_msan_spread: MSan propagates shadow through additions without their
  * carries, so a flag made of a carry or borrow out of partly secret words
  * would look public. The mb52 backends call this after each add, subtract and
- * multiply-add: lane l of r (8 words) becomes wholly secret when lane l of any
- * of the n operands holds a secret bit.
+ * multiply-add: lane l of r (lanes words) becomes wholly secret when lane l
+ * of any of the n operands holds a secret bit.
  */
-static inline void mbc_msan_spread(uint64_t *r, const uint64_t *const *ops, int n)
+static inline void mbc_msan_spread(uint64_t *r, const uint64_t *const *ops, int n, int lanes)
 {
-    for (int l = 0; l < 8; l++) {
+    for (int l = 0; l < lanes; l++) {
         for (int i = 0; i < n; i++) {
             if (__msan_test_shadow(&ops[i][l], sizeof(uint64_t)) != -1) {
                 __msan_poison(&r[l], sizeof(uint64_t));

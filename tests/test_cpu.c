@@ -142,30 +142,39 @@ static void test_env_mask(void **state)
     assert_string_equal(buf, expect);
 }
 
-/* The dispatched kernel really runs: its batch counter moves. */
+/* The dispatched kernel really runs: its batch counter moves. A lone
+ * request takes the single-request kernel (2-lane on the portable path),
+ * a batch of two the 8-lane one. */
 static void test_dispatch_hit(void **state)
 {
     const char *impl = mbt_use_impl(state);
     static const uint8_t n[256] = {0xc5, [1 ... 254] = 0x5a, [255] = 0x01};
     static const uint8_t e[3] = {0x01, 0x00, 0x01};
-    uint8_t in[256] = {0x01, 0x02, 0x03}, out[256];
+    uint8_t in[256] = {0x01, 0x02, 0x03}, out[2][256];
     mbc_rsa_pub_key *key = NULL;
     assert_int_equal(mbc_rsa_pub_key_new(&key, n, sizeof(n), e, sizeof(e)), MBC_OK);
-    unsigned long c0 = rsa_kern_hits_c;
+    const unsigned long c0 = rsa_kern_hits_c, c20 = rsa_kern_hits_c2;
 #if MBC_HAVE_IFMA
-    unsigned long i0 = rsa_kern_hits_ifma;
+    const unsigned long i0 = rsa_kern_hits_ifma;
 #endif
-    assert_int_equal(mbc_rsa_public(out, in, key), MBC_OK);
+    assert_int_equal(mbc_rsa_public(out[0], in, key), MBC_OK);
+    uint8_t *const o[8] = {out[0], out[1]};
+    const uint8_t *const i[8] = {in, in};
+    const mbc_rsa_pub_key *const k[8] = {key, key};
+    assert_int_equal(mbc_status_ok_mask(mbc_rsa_public_mb8(o, i, k, 2048, 0x03)), 0x03);
+    assert_memory_equal(out[0], out[1], sizeof(out[0]));
     if (strcmp(impl, "c") == 0) {
+        assert_int_equal(rsa_kern_hits_c2, c20 + 1);
         assert_int_equal(rsa_kern_hits_c, c0 + 1);
 #if MBC_HAVE_IFMA
         assert_int_equal(rsa_kern_hits_ifma, i0);
 #endif
     } else {
 #if MBC_HAVE_IFMA
-        assert_int_equal(rsa_kern_hits_ifma, i0 + 1);
+        assert_int_equal(rsa_kern_hits_ifma, i0 + 2);
 #endif
         assert_int_equal(rsa_kern_hits_c, c0);
+        assert_int_equal(rsa_kern_hits_c2, c20);
     }
     mbc_rsa_pub_key_free(key);
 }

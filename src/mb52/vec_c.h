@@ -1,7 +1,11 @@
 /*
- * vec_c.h - the portable backend of the mb52 vector API: one vec is 8 plain
- * uint64_t lanes, one vmask is 8 all-ones/zero words. Every operation gives
+ * vec_c.h - the portable backend of the mb52 vector API: one vec is plain
+ * uint64_t lanes, one vmask all-ones/zero words. Every operation gives
  * bit-identical results to vec_ifma.h, and none branches on lane values.
+ *
+ * MBC_VEC_C_LANES (default 8) narrows the backend to the first lanes of
+ * each row: with 2, kernels compute lanes 0 and 1 only, at a quarter of the
+ * work, for lone requests (symbols name_c2). Rows stay 8 words in memory.
  */
 #ifndef MBC_SRC_MB52_VEC_C_H
 #define MBC_SRC_MB52_VEC_C_H
@@ -11,19 +15,31 @@
 
 #include "../ct.h"
 
+#ifndef MBC_VEC_C_LANES
+#define MBC_VEC_C_LANES 8
+#endif
+#define VW MBC_VEC_C_LANES
+
 typedef struct {
-    uint64_t v[8];
+    uint64_t v[VW];
 } vec;
 typedef struct {
-    uint64_t v[8];
+    uint64_t v[VW];
 } vmask;
 
+#if VW == 8
 #define MBC_KFN(name) name##_c
 #define MBC_VEC_NAME "c"
+#elif VW == 2
+#define MBC_KFN(name) name##_c2
+#define MBC_VEC_NAME "c2"
+#else
+#error "MBC_VEC_C_LANES must be 8 or 2"
+#endif
 
 #define VEC_MAP(expr)                                                                 \
     vec r_;                                                                           \
-    for (int i = 0; i < 8; i++) {                                                     \
+    for (int i = 0; i < VW; i++) {                                                     \
         r_.v[i] = (expr);                                                             \
     }                                                                                 \
     return r_
@@ -40,7 +56,7 @@ static inline vec v_msan(vec r, vec a, vec b, vec c)
 {
 #if defined(MBC_MSAN)
     const uint64_t *const ops[3] = {a.v, b.v, c.v};
-    mbc_msan_spread(r.v, ops, 3);
+    mbc_msan_spread(r.v, ops, 3, VW);
 #else
     (void)a;
     (void)b;
@@ -52,7 +68,7 @@ static inline vec v_msan(vec r, vec a, vec b, vec c)
 static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
     vec r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52);
     }
     return v_msan(r, acc, a, b);
@@ -60,7 +76,7 @@ static inline vec v_madd52lo(vec acc, vec a, vec b)
 static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
     vec r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] +
                  (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
     }
@@ -69,7 +85,7 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
 static inline vec v_add(vec a, vec b)
 {
     vec r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] + b.v[i];
     }
     return v_msan(r, a, b, b);
@@ -77,7 +93,7 @@ static inline vec v_add(vec a, vec b)
 static inline vec v_sub(vec a, vec b)
 {
     vec r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] - b.v[i];
     }
     return v_msan(r, a, b, b);
@@ -92,7 +108,7 @@ static inline vec v_sra63(vec a) { VEC_MAP(0 - (a.v[i] >> 63)); }
 static inline vmask v_eq(vec a, vec b)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = mbc_ct_eq_mask(a.v[i], b.v[i]);
     }
     return r;
@@ -100,7 +116,7 @@ static inline vmask v_eq(vec a, vec b)
 static inline vmask v_nonzero(vec a)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = ~mbc_ct_is_zero_mask(a.v[i]);
     }
     return r;
@@ -109,7 +125,7 @@ static inline vec v_blend(vmask m, vec a, vec b) { VEC_MAP((b.v[i] & m.v[i]) | (
 static inline vmask vm_and(vmask a, vmask b)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] & b.v[i];
     }
     return r;
@@ -117,7 +133,7 @@ static inline vmask vm_and(vmask a, vmask b)
 static inline vmask vm_or(vmask a, vmask b)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] | b.v[i];
     }
     return r;
@@ -125,7 +141,7 @@ static inline vmask vm_or(vmask a, vmask b)
 static inline vmask vm_not(vmask a)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = ~a.v[i];
     }
     return r;
@@ -133,7 +149,7 @@ static inline vmask vm_not(vmask a)
 static inline vmask vm_from_bits(unsigned bits)
 {
     vmask r;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         r.v[i] = 0 - (uint64_t)((bits >> i) & 1u);
     }
     return r;
@@ -141,12 +157,13 @@ static inline vmask vm_from_bits(unsigned bits)
 static inline unsigned vm_bits(vmask m)
 {
     unsigned bits = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < VW; i++) {
         bits |= (unsigned)(m.v[i] & 1u) << i;
     }
     return bits;
 }
 
 #undef M52
+#undef VW
 
 #endif /* MBC_SRC_MB52_VEC_C_H */

@@ -32,7 +32,7 @@ static inline vec v_msan(vec r, vec a, vec b, vec c)
     _mm512_storeu_si512((void *)bv, b);
     _mm512_storeu_si512((void *)cv, c);
     const uint64_t *const ops[3] = {av, bv, cv};
-    mbc_msan_spread(rv, ops, 3);
+    mbc_msan_spread(rv, ops, 3, 8);
     return _mm512_loadu_si512((const void *)rv);
 #else
     (void)a;

@@ -107,14 +107,10 @@ static mbc_status lane_check(uint8_t *const out[8], const uint8_t *const in[8],
     return st;
 }
 
-/* finish: writes the OK lanes' results, zeroes the outputs of active lanes
- * that failed, and returns the final status. */
-static mbc_status finish(mbc_status st, uint8_t *const out[8], size_t len,
-                         const mb52_row *res, unsigned k, unsigned ok, unsigned lane_mask)
+/* finish: zeroes the outputs of the active lanes that did not end OK and
+ * returns the final status. */
+static mbc_status finish(mbc_status st, uint8_t *const out[8], size_t len, unsigned lane_mask)
 {
-    if (ok != 0) {
-        mb52_to_be8(out, len, res, k, ok);
-    }
     for (unsigned l = 0; l < 8; l++) {
         if (((lane_mask >> l) & 1u) && mbc_lane_code(st, l) != MBC_LANE_OK && out != NULL &&
             out[l] != NULL) {
@@ -145,10 +141,52 @@ static unsigned pub_bits(const void *k)
 }
 
 /*
- * The private batch runs in kernel lanes ("slots"). Up to 4 requests are
- * packed into slots 0..3 so that their p and q halves share one pass (see
- * rsa_crt_args); 5..8 requests keep their own lanes. The layout depends only
- * on lane_mask and the public validity checks.
+ * Slots: the kernels see the valid requests packed into lanes ("slots")
+ * 0..n-1, whatever their lanes in the call; lane_of[s] is the call's lane of
+ * slot s. The packing depends only on lane_mask and public validity checks.
+ */
+struct slots {
+    unsigned n;          /* requests */
+    unsigned mask;       /* (1 << n) - 1 */
+    unsigned lane_of[8];
+};
+
+static void pack_slots(struct slots *sl, unsigned valid)
+{
+    sl->n = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        if ((valid >> l) & 1u) {
+            sl->lane_of[sl->n++] = l;
+        }
+    }
+    sl->mask = (1u << sl->n) - 1;
+}
+
+/* release: writes the results of the slots in ok, sets each slot's lane
+ * code (OK, or bad_code for slots not in ok) and zeroes the other active
+ * lanes' outputs. Returns the final status. */
+static mbc_status release(mbc_status st, const struct slots *sl, uint8_t *const out[8],
+                          size_t len, const mb52_row *res, unsigned k, unsigned ok,
+                          unsigned in_ok, unsigned lane_mask)
+{
+    uint8_t *sout[8] = {NULL};
+    for (unsigned s = 0; s < sl->n; s++) {
+        sout[s] = out[sl->lane_of[s]];
+        const unsigned code = !((in_ok >> s) & 1u) ? MBC_LANE_BAD_PARAM
+                              : !((ok >> s) & 1u)  ? MBC_LANE_FAULT
+                                                   : MBC_LANE_OK;
+        st = mbc_status_set(st, sl->lane_of[s], code);
+    }
+    if (ok != 0) {
+        mb52_to_be8(sout, len, res, k, ok);
+    }
+    return finish(st, out, len, lane_mask);
+}
+
+/*
+ * Private batch. Up to 4 requests run both CRT halves in one pass (see
+ * rsa_crt_args: paired); a lone request goes to the dispatch's single-request
+ * kernel, which on the portable path computes 2 lanes instead of 8.
  */
 MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
                                            const uint8_t *const in[MBC_LANES],
@@ -160,7 +198,7 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
     mbc_status st = lane_check(out, in, (const void *const *)key, priv_bits, bits, lane_mask,
                                &valid, &writable);
     if (valid == 0) {
-        return writable ? finish(st, out, bits / 8, NULL, 0, 0, lane_mask) : st;
+        return writable ? finish(st, out, bits / 8, lane_mask) : st;
     }
     const unsigned kh = rsa_half_digits(bits);
     const unsigned kn = 2 * kh;
@@ -168,102 +206,80 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
                          rsa_crt_scratch_rows(kh);
     mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
     if (block == NULL) {
-        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, NULL, 0, 0,
-                      lane_mask);
+        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, lane_mask);
     }
+    struct slots sl;
+    pack_slots(&sl, valid);
+    const unsigned n = sl.n;
+    const unsigned paired = n <= 4 ? n : 0;
 
-    /* Slots: lane_of[s] is the request lane in slot s. */
-    const unsigned paired = __builtin_popcount(valid) <= 4;
-    unsigned lane_of[8] = {0}, slots = 0, ns = 0;
-    const mbc_rsa_priv_key *k[8] = {NULL};
-    const uint8_t *kin[8] = {NULL};
-    uint8_t *kout[8] = {NULL};
-    for (unsigned l = 0; l < 8; l++) {
-        if ((valid >> l) & 1u) {
-            const unsigned s = paired ? ns++ : l;
-            lane_of[s] = l;
-            k[s] = key[l];
-            kin[s] = in[l];
-            kout[s] = out[l];
-            slots |= 1u << s;
-        }
-    }
-
-    /* Per-slot key fields; the half passes (p, dp and in) also fill slots
-     * 4..7 with q, dq and in again when paired. */
+    /* Per-slot key fields; when paired, the half passes (p, dp and in) also
+     * get q, dq and in again in slots n..2n-1. */
     const struct rsa_mod_consts *pc[8] = {NULL}, *qc[8] = {NULL}, *nc[8] = {NULL};
     const uint64_t *dp[8] = {NULL}, *dq[8] = {NULL}, *qi[8] = {NULL}, *e[8] = {NULL};
+    const uint8_t *sin[8] = {NULL};
     unsigned e_bits = 0;
-    for (unsigned s = 0; s < 8; s++) {
-        if (k[s] == NULL) {
-            continue;
-        }
-        pc[s] = &k[s]->p;
-        qc[s] = &k[s]->q;
-        nc[s] = &k[s]->pub.n;
-        dp[s] = k[s]->dp;
-        dq[s] = k[s]->dq;
-        qi[s] = k[s]->qinv_r;
-        e[s] = k[s]->pub.e;
-        if (k[s]->pub.e_bits > e_bits) {
-            e_bits = k[s]->pub.e_bits;
+    for (unsigned s = 0; s < n; s++) {
+        const unsigned l = sl.lane_of[s];
+        const mbc_rsa_priv_key *k = key[l];
+        pc[s] = &k->p;
+        qc[s] = &k->q;
+        nc[s] = &k->pub.n;
+        dp[s] = k->dp;
+        dq[s] = k->dq;
+        qi[s] = k->qinv_r;
+        e[s] = k->pub.e;
+        sin[s] = in[l];
+        if (k->pub.e_bits > e_bits) {
+            e_bits = k->pub.e_bits;
         }
         if (paired) {
-            pc[s + 4] = &k[s]->q;
-            dp[s + 4] = k[s]->dq;
-            kin[s + 4] = kin[s];
+            pc[s + n] = &k->q;
+            dp[s + n] = k->dq;
+            sin[s + n] = in[l];
         }
     }
-    const unsigned half_slots = paired ? slots | slots << 4 : slots;
+    const unsigned half_mask = paired ? (sl.mask << n) | sl.mask : sl.mask;
 
     struct row_alloc ra = {block};
     struct rsa_crt_args a = {0};
     a.paired = paired;
-    gather_mod(&a.p, &ra, kh, pc, half_slots);
-    gather_mod(&a.q, &ra, kh, qc, slots);
-    gather_mod(&a.n, &ra, kn, nc, slots);
-    a.dp = gather_arr(&ra, kh, dp, half_slots);
-    a.dq = gather_arr(&ra, kh, dq, slots);
-    a.qinv_r = gather_arr(&ra, kh, qi, slots);
-    a.e = gather_arr(&ra, kn, e, slots);
+    gather_mod(&a.p, &ra, kh, pc, half_mask);
+    gather_mod(&a.q, &ra, kh, qc, sl.mask);
+    gather_mod(&a.n, &ra, kn, nc, sl.mask);
+    a.dp = gather_arr(&ra, kh, dp, half_mask);
+    a.dq = gather_arr(&ra, kh, dq, sl.mask);
+    a.qinv_r = gather_arr(&ra, kh, qi, sl.mask);
+    a.e = gather_arr(&ra, kn, e, sl.mask);
     a.e_bits = e_bits;
     a.half_bits = bits / 2;
     mb52_row *x = rows(&ra, kn);
     a.in = x;
     a.out = rows(&ra, kn);
     a.scratch = rows(&ra, rsa_crt_scratch_rows(kh));
-    mb52_from_be8(x, kn, kin, bits / 8, half_slots);
+    mb52_from_be8(x, kn, sin, bits / 8, half_mask);
 
     /* The two verdicts (input below n, fault check passed) and the released
      * outputs are the only values derived from secrets made public here. */
-    unsigned in_ok = below_mask(x, a.n.m, kn, slots);
+    unsigned in_ok = below_mask(x, a.n.m, kn, sl.mask);
     mbc_declassify(&in_ok, sizeof(in_ok));
     a.lanes = in_ok;
-    for (unsigned s = 0; s < 8; s++) {
-        if ((in_ok >> s) & 1u & (mbc_rsa_test_fault_lanes >> lane_of[s])) {
-            a.fault_lanes |= 1u << s;
-        }
+    for (unsigned s = 0; s < n; s++) {
+        a.fault_lanes |= ((mbc_rsa_test_fault_lanes >> sl.lane_of[s]) & 1u) << s;
     }
+    a.fault_lanes &= in_ok;
     if (in_ok != 0) {
-        mbc_dispatch_get()->rsa_crt(&a);
+        const struct mbc_dispatch *d = mbc_dispatch_get();
+        (n == 1 ? d->rsa_crt_one : d->rsa_crt)(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     const unsigned released = in_ok & a.ok_lanes;
-    if (released != 0) {
-        mb52_to_be8(kout, bits / 8, a.out, kn, released);
-    }
-    for (unsigned s = 0; s < 8; s++) {
-        if ((slots >> s) & 1u) {
-            const unsigned code = !((in_ok >> s) & 1u)     ? MBC_LANE_BAD_PARAM
-                                  : !((released >> s) & 1u) ? MBC_LANE_FAULT
-                                                            : MBC_LANE_OK;
-            st = mbc_status_set(st, lane_of[s], code);
-            if (code == MBC_LANE_OK) {
-                mbc_declassify(kout[s], bits / 8);
-            }
+    st = release(st, &sl, out, bits / 8, a.out, kn, released, in_ok, lane_mask);
+    for (unsigned s = 0; s < n; s++) {
+        if ((released >> s) & 1u) {
+            mbc_declassify(out[sl.lane_of[s]], bits / 8);
         }
     }
-    st = finish(st, out, bits / 8, NULL, 0, 0, lane_mask);
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
     return st;
 }
@@ -278,44 +294,47 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
     mbc_status st = lane_check(out, in, (const void *const *)key, pub_bits, bits, lane_mask,
                                &valid, &writable);
     if (valid == 0) {
-        return writable ? finish(st, out, bits / 8, NULL, 0, 0, lane_mask) : st;
+        return writable ? finish(st, out, bits / 8, lane_mask) : st;
     }
     const unsigned kn = 2 * rsa_half_digits(bits);
     const size_t nrows = (3 * kn + 1) + 3 * kn + rsa_pub_scratch_rows(kn);
     mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
     if (block == NULL) {
-        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, NULL, 0, 0,
-                      lane_mask);
+        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, lane_mask);
     }
-    struct row_alloc ra = {block};
-    const struct rsa_mod_consts *nc[8];
-    const uint64_t *e[8];
+    struct slots sl;
+    pack_slots(&sl, valid);
+    const struct rsa_mod_consts *nc[8] = {NULL};
+    const uint64_t *e[8] = {NULL};
+    const uint8_t *sin[8] = {NULL};
     unsigned e_bits = 0;
-    for (unsigned l = 0; l < 8; l++) {
-        const mbc_rsa_pub_key *k = ((valid >> l) & 1u) ? key[l] : NULL;
-        nc[l] = k ? &k->n : NULL;
-        e[l] = k ? k->e : NULL;
-        if (k && k->e_bits > e_bits) {
+    for (unsigned s = 0; s < sl.n; s++) {
+        const mbc_rsa_pub_key *k = key[sl.lane_of[s]];
+        nc[s] = &k->n;
+        e[s] = k->e;
+        sin[s] = in[sl.lane_of[s]];
+        if (k->e_bits > e_bits) {
             e_bits = k->e_bits;
         }
     }
+    struct row_alloc ra = {block};
     struct rsa_pub_args a = {0};
-    gather_mod(&a.n, &ra, kn, nc, valid);
-    a.e = gather_arr(&ra, kn, e, valid);
+    gather_mod(&a.n, &ra, kn, nc, sl.mask);
+    a.e = gather_arr(&ra, kn, e, sl.mask);
     a.e_bits = e_bits;
     mb52_row *x = rows(&ra, kn);
     a.in = x;
     a.out = rows(&ra, kn);
     a.scratch = rows(&ra, rsa_pub_scratch_rows(kn));
-    mb52_from_be8(x, kn, in, bits / 8, valid);
+    mb52_from_be8(x, kn, sin, bits / 8, sl.mask);
 
-    unsigned in_ok = below_mask(x, a.n.m, kn, valid);
-    st = set_lanes(st, valid & ~in_ok, MBC_LANE_BAD_PARAM);
+    const unsigned in_ok = below_mask(x, a.n.m, kn, sl.mask);
     a.lanes = in_ok;
     if (in_ok != 0) {
-        mbc_dispatch_get()->rsa_pub(&a);
+        const struct mbc_dispatch *d = mbc_dispatch_get();
+        (sl.n == 1 ? d->rsa_pub_one : d->rsa_pub)(&a);
     }
-    st = finish(st, out, bits / 8, a.out, kn, in_ok, lane_mask);
+    st = release(st, &sl, out, bits / 8, a.out, kn, in_ok, in_ok, lane_mask);
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
     return st;
 }

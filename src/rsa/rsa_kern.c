@@ -198,12 +198,12 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
     mb52_row *pub_scratch = check + kn;
 
     crt_half(mp, a->in, &a->p, a->dp, a->half_bits, half_scratch);
-    if (a->paired) {
-        /* The q halves came out in lanes 4..7: move them under their p. */
+    if (a->paired != 0) {
+        /* The q halves came out in lanes n..2n-1: move them under their p. */
+        const unsigned n = a->paired;
         for (unsigned j = 0; j < kh; j++) {
-            for (unsigned l = 0; l < 4; l++) {
-                mq[j][l] = mp[j][l + 4];
-                mq[j][l + 4] = 0;
+            for (unsigned l = 0; l < n; l++) {
+                mq[j][l] = mp[j][l + n];
             }
         }
     } else {

@@ -39,11 +39,12 @@ struct rsa_pub_args {
  * Two layouts, chosen by the glue from the number of requests (public):
  *  - paired == 0: up to 8 requests, one per lane; the p halves of all lanes
  *    run in one exponentiation pass, then the q halves in a second.
- *  - paired == 1: up to 4 requests in lanes 0..3; both halves run in one
- *    pass: lanes 0..3 of p and dp hold each request's p and dp, lanes 4..7
- *    its q and dq, and lanes 4..7 of in repeat lanes 0..3. q (modulus rows
- *    only) and everything else are in lanes 0..3. A lone request thus costs
- *    one pass, not two.
+ *  - paired == n, 1 <= n <= 4: n requests in lanes 0..n-1; both halves run
+ *    in one pass: lanes 0..n-1 of p and dp hold each request's p and dp,
+ *    lanes n..2n-1 its q and dq, and lanes n..2n-1 of in repeat lanes
+ *    0..n-1. q (modulus rows only) and everything else are in lanes 0..n-1.
+ *    A lone request thus costs one pass, not two, and lives in lanes 0 and 1
+ *    only (what the 2-lane portable kernel computes).
  */
 struct rsa_crt_args {
     unsigned paired;
@@ -74,10 +75,14 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
 
 /* Batches run by each backend (relaxed counters, for the dispatch-hit test). */
 extern _Atomic unsigned long rsa_kern_hits_c;
+extern _Atomic unsigned long rsa_kern_hits_c2;
 extern _Atomic unsigned long rsa_kern_hits_ifma;
 
 void rsa_crt_kern_c(struct rsa_crt_args *a);
 void rsa_pub_kern_c(struct rsa_pub_args *a);
+/* The 2-lane portable kernels: lanes 0 and 1 only (a lone request). */
+void rsa_crt_kern_c2(struct rsa_crt_args *a);
+void rsa_pub_kern_c2(struct rsa_pub_args *a);
 void rsa_crt_kern_ifma(struct rsa_crt_args *a);
 void rsa_pub_kern_ifma(struct rsa_pub_args *a);
 
