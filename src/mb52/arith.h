@@ -67,43 +67,7 @@ MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
     for (unsigned j = 0; j < k + 2; j++) {
         acc[j] = zero;
     }
-    /* From 25 digits on, two rows of b per step: each row of a and m is then
-     * loaded once for four multiplies (see the reduction in mb52_ams_k). */
-    const unsigned pair = k > 24 ? 1 : 0;
-    unsigned i0 = 0;
-    for (; pair && i0 + 1 < k; i0 += 2) {
-        const vec b0 = v_load(b[i0]), b1 = v_load(b[i0 + 1]);
-        const vec a0 = v_load(a[0]), m0 = v_load(m[0]);
-        acc[0] = v_madd52lo(acc[0], a0, b0);
-        const vec y0 = v_madd52lo(zero, acc[0], m0inv);
-        acc[1] = v_add(acc[1], v_srl52(v_madd52lo(acc[0], m0, y0))); /* column 0 is 0 */
-        acc[1] = v_madd52hi(acc[1], a0, b0);
-        acc[1] = v_madd52hi(acc[1], m0, y0);
-        acc[1] = v_madd52lo(acc[1], a0, b1);
-        acc[1] = v_madd52lo(acc[1], v_load(a[1]), b0);
-        acc[1] = v_madd52lo(acc[1], v_load(m[1]), y0);
-        const vec y1 = v_madd52lo(zero, acc[1], m0inv);
-        acc[2] = v_add(acc[2], v_srl52(v_madd52lo(acc[1], m0, y1))); /* column 1 is 0 */
-        acc[2] = v_madd52hi(acc[2], a0, b1);
-        acc[2] = v_madd52hi(acc[2], m0, y1);
-        MB52_UNROLL
-        for (unsigned j = 1; j < k; j++) {
-            const vec aj = v_load(a[j]), mj = v_load(m[j]);
-            if (j >= 2) {
-                acc[j] = v_madd52lo(v_madd52lo(acc[j], aj, b0), mj, y0);
-            }
-            acc[j + 1] = v_madd52hi(v_madd52hi(acc[j + 1], aj, b0), mj, y0);
-            acc[j + 1] = v_madd52lo(v_madd52lo(acc[j + 1], aj, b1), mj, y1);
-            acc[j + 2] = v_madd52hi(v_madd52hi(acc[j + 2], aj, b1), mj, y1);
-        }
-        MB52_UNROLL
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = acc[j + 2];
-        }
-        acc[k] = zero;
-        acc[k + 1] = zero;
-    }
-    for (unsigned i = i0; i < k; i++) {
+    for (unsigned i = 0; i < k; i++) {
         const vec bi = v_load(b[i]);
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {
@@ -171,41 +135,8 @@ MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, v
     for (unsigned j = 0; j < k; j++) {
         v_store(hi[j], t[k + j]);
     }
-    /* Montgomery reduction of the 2k columns. From 25 digits on, two
-     * quotient digits per step, so each row of m is loaded once for four
-     * multiplies (measured: RSA-4096 private +20%, public +30%); below, the
-     * accumulators of one-digit steps fit the registers better (RSA-2048
-     * private 5% faster). The quotients are the same either way, and so is
-     * the result. An odd k ends with one single step. */
-    const unsigned pair = k > 24 ? 1 : 0;
-    unsigned i = 0;
-    for (; pair && i + 1 < k; i += 2) {
-        t[k] = v_load(hi[i]);
-        t[k + 1] = v_load(hi[i + 1]);
-        const vec m0 = v_load(m[0]);
-        const vec y0 = v_madd52lo(zero, t[0], m0inv);
-        t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], m0, y0))); /* column 0 is now 0 */
-        t[1] = v_madd52hi(t[1], m0, y0);
-        t[1] = v_madd52lo(t[1], v_load(m[1]), y0);
-        const vec y1 = v_madd52lo(zero, t[1], m0inv);
-        t[2] = v_add(t[2], v_srl52(v_madd52lo(t[1], m0, y1))); /* column 1 is now 0 */
-        t[2] = v_madd52hi(t[2], m0, y1);
-        MB52_UNROLL
-        for (unsigned j = 1; j < k; j++) {
-            const vec mj = v_load(m[j]);
-            if (j >= 2) {
-                t[j] = v_madd52lo(t[j], mj, y0);
-            }
-            t[j + 1] = v_madd52hi(t[j + 1], mj, y0);
-            t[j + 1] = v_madd52lo(t[j + 1], mj, y1);
-            t[j + 2] = v_madd52hi(t[j + 2], mj, y1);
-        }
-        MB52_UNROLL
-        for (unsigned j = 0; j < k; j++) {
-            t[j] = t[j + 2];
-        }
-    }
-    for (; i < k; i++) {
+    /* Montgomery reduction of the 2k columns, one quotient digit per step */
+    for (unsigned i = 0; i < k; i++) {
         const vec y = v_madd52lo(zero, t[0], m0inv);
         t[k] = v_load(hi[i]);
         t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], v_load(m[0]), y)));
@@ -226,33 +157,196 @@ MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, v
 }
 
 /*
+ * mb52_wide_k: r = (a b + t) / R mod m, the multiply for k > 24, where the
+ * k + 2 column accumulators of mb52_amm_k no longer fit the 32 vector
+ * registers (every multiply-add became a load and a store of a spilled
+ * column), and the reduction of mb52_ams_wide_k and mb52_redc_k. a and b may
+ * be NULL (no product), t NULL (no addend; else 2k rows of column sums).
+ * m is cut into parts of g <= 16 digits: step i takes the quotient y_i from
+ * column i once part 0 of a b_i is in, and adds part 0 of m y_i; part s of
+ * a b_(i - s g) and m y_(i - s g) lags s g steps behind. Column i gets its
+ * last term of every part at step i itself, so y_i is exact, and only
+ * columns i..i+g are live. The quotients are those of the one-row-at-a-time
+ * algorithm (each is fixed by the exact column value mod 2^52), and so is
+ * the result. Pre/post as mb52_amm_k (a b + t < R m for the addend).
+ */
+#define MB52_WIDE_GROUP(k) (((k) + ((k) + 15) / 16 - 1) / (((k) + 15) / 16))
+MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
+                             const mb52_row *t, const mb52_row *m, vec m0inv, unsigned k)
+{
+    MB52_ALIGN_ROWS mb52_row ys[MB52_MAX_DIGITS];
+    vec res[MB52_MAX_DIGITS];
+    const vec zero = v_zero();
+    const unsigned g = MB52_WIDE_GROUP(k);
+    const unsigned parts = (k + g - 1) / g;
+    const unsigned w = g + 1;
+    vec acc[MB52_MAX_DIGITS / 2 + 1] = {0}; /* acc[p]: column i + p at step i */
+    MB52_UNROLL
+    for (unsigned p = 0; p < w; p++) {
+        acc[p] = t != NULL ? v_load(t[p]) : zero;
+    }
+    const unsigned steps = k + (parts - 1) * g;
+    for (unsigned i = 0; i < steps; i++) {
+        MB52_UNROLL
+        for (unsigned s = 1; s < parts; s++) {
+            if (i >= s * g && i - s * g < k) {
+                const unsigned i0 = i - s * g;
+                const vec yl = v_load(ys[i0]);
+                const vec bl = a != NULL ? v_load(b[i0]) : zero;
+                const unsigned jend = (s + 1) * g < k ? (s + 1) * g : k;
+                MB52_UNROLL
+                for (unsigned j = s * g; j < jend; j++) {
+                    const vec mj = v_load(m[j]);
+                    vec lo = v_madd52lo(acc[j - s * g], mj, yl);
+                    vec hi = v_madd52hi(acc[j - s * g + 1], mj, yl);
+                    if (a != NULL) {
+                        const vec aj = v_load(a[j]);
+                        lo = v_madd52lo(lo, aj, bl);
+                        hi = v_madd52hi(hi, aj, bl);
+                    }
+                    acc[j - s * g] = lo;
+                    acc[j - s * g + 1] = hi;
+                }
+            }
+        }
+        vec carry = zero;
+        if (i < k) {
+            if (a != NULL) {
+                const vec bi = v_load(b[i]);
+                MB52_UNROLL
+                for (unsigned j = 0; j < g; j++) {
+                    const vec aj = v_load(a[j]);
+                    acc[j] = v_madd52lo(acc[j], aj, bi);
+                    acc[j + 1] = v_madd52hi(acc[j + 1], aj, bi);
+                }
+            }
+            /* column i is complete: its quotient, then part 0 of m */
+            const vec y = v_madd52lo(zero, acc[0], m0inv);
+            v_store(ys[i], y);
+            MB52_UNROLL
+            for (unsigned j = 0; j < g; j++) {
+                const vec mj = v_load(m[j]);
+                acc[j] = v_madd52lo(acc[j], mj, y);
+                acc[j + 1] = v_madd52hi(acc[j + 1], mj, y);
+            }
+            carry = v_srl52(acc[0]); /* column i is 0 mod 2^52 now */
+        } else {
+            res[i - k] = acc[0]; /* result column, complete */
+        }
+        MB52_UNROLL
+        for (unsigned p = 0; p + 1 < w; p++) {
+            acc[p] = acc[p + 1];
+        }
+        acc[0] = v_add(acc[0], carry);
+        acc[w - 1] = t != NULL && i + w < 2 * k ? v_load(t[i + w]) : zero;
+    }
+    /* the last columns, complete since the last step */
+    MB52_UNROLL
+    for (unsigned p = 0; steps + p < 2 * k; p++) {
+        res[steps - k + p] = acc[p];
+    }
+    mb52_normalise(r, res, k);
+}
+
+/*
+ * mb52_ams_wide_k: the same squaring (same digits) for k > 24, where the 2k
+ * column accumulators of mb52_ams_k no longer fit the 32 vector registers
+ * and every multiply-add became a load and a store of a spilled column.
+ * Here no more than about k/2 + 2 columns are live at a time:
+ *  1. the square, MB52_SQ_BLOCK output columns at a time (each block's
+ *     columns in registers, the whole of a streaming past), stored as plain
+ *     column sums t[0..2k);
+ *  2. the Montgomery reduction with m cut into parts of g <= 20 digits:
+ *     step i takes the quotient y_i from column i and adds part 0 of m y_i
+ *     at once, while part s of m y_(i - s g) lags s g steps behind. Column i
+ *     gets its last term of every part at step i itself, so y_i is still
+ *     exact, and only columns i..i+g are live.
+ * The quotients are those of mb52_ams_k (each is fixed by the exact column
+ * value mod 2^52), and so is the result.
+ */
+#define MB52_SQ_BLOCK 16
+MB52_INLINE void mb52_ams_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
+                                 vec m0inv, unsigned k)
+{
+    MB52_ALIGN_ROWS mb52_row t[2 * MB52_MAX_DIGITS];
+    const vec zero = v_zero();
+
+    /* 1. t = a^2, column sums below 2 (2k + 1) 2^52. */
+    MB52_UNROLL
+    for (unsigned c0 = 0; c0 < 2 * k; c0 += MB52_SQ_BLOCK) {
+        vec acc[MB52_SQ_BLOCK];
+        MB52_UNROLL
+        for (unsigned p = 0; p < MB52_SQ_BLOCK; p++) {
+            acc[p] = zero;
+        }
+        /* cross products a_i a_j, i < j, whose low half (column i + j) or
+         * high half (column i + j + 1) lands in this block: rows i up to
+         * iend (2i + 1 < c0 + MB52_SQ_BLOCK), j from jlo to jhi */
+        const unsigned iend = (c0 + MB52_SQ_BLOCK) / 2 < k - 1 ? (c0 + MB52_SQ_BLOCK) / 2 : k - 1;
+        MB52_UNROLL
+        for (unsigned i = 0; i < iend; i++) {
+            const unsigned jlo = c0 > 2 * i + 2 ? c0 - 1 - i : i + 1;
+            const unsigned jend = c0 + MB52_SQ_BLOCK - i < k ? c0 + MB52_SQ_BLOCK - i : k;
+            const vec ai = v_load(a[i]);
+            MB52_UNROLL
+            for (unsigned j = jlo; j < jend; j++) {
+                const unsigned p = i + j - c0 + 1; /* column of the high half, in the block */
+                const vec aj = v_load(a[j]);
+                if (p >= 1 && p - 1 < MB52_SQ_BLOCK) {
+                    acc[p - 1] = v_madd52lo(acc[p - 1], ai, aj);
+                }
+                if (p < MB52_SQ_BLOCK) {
+                    acc[p] = v_madd52hi(acc[p], ai, aj);
+                }
+            }
+        }
+        /* double, add the square a_(c/2)^2 (low half in even columns, high
+         * half in odd ones) and store */
+        const unsigned pend = 2 * k - c0 < MB52_SQ_BLOCK ? 2 * k - c0 : MB52_SQ_BLOCK;
+        MB52_UNROLL
+        for (unsigned p = 0; p < pend; p++) {
+            const unsigned c = c0 + p;
+            const vec ah = v_load(a[c / 2]);
+            const vec d = v_add(acc[p], acc[p]);
+            v_store(t[c], c % 2 == 0 ? v_madd52lo(d, ah, ah) : v_madd52hi(d, ah, ah));
+        }
+    }
+
+    /* 2. reduction */
+    mb52_wide_k(r, NULL, NULL, t, m, m0inv, k);
+}
+
+/* mb52_ams_any_k / mb52_amm_any_k: the squaring and multiply that suit k. */
+MB52_INLINE void mb52_ams_any_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
+                                unsigned k)
+{
+    if (k > 48) {
+        mb52_wide_k(r, a, a, NULL, m, m0inv, k);
+    } else if (k > 24) {
+        mb52_ams_wide_k(r, a, m, m0inv, k);
+    } else {
+        mb52_ams_k(r, a, m, m0inv, k);
+    }
+}
+
+MB52_INLINE void mb52_amm_any_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
+                                const mb52_row *m, vec m0inv, unsigned k)
+{
+    if (k > 24) {
+        mb52_wide_k(r, a, b, NULL, m, m0inv, k);
+    } else {
+        mb52_amm_k(r, a, b, m, m0inv, k);
+    }
+}
+
+/*
  * mb52_redc_k: Montgomery reduction r = t / R mod m.
  * Pre:  t is 2k normalised rows with t < R m.  Post: r normalised, r < 2m.
  */
 MB52_INLINE void mb52_redc_k(mb52_row *r, const mb52_row *t, const mb52_row *m, vec m0inv,
                              unsigned k)
 {
-    vec acc[MB52_MAX_DIGITS];
-    const vec zero = v_zero();
-    for (unsigned j = 0; j < k; j++) {
-        acc[j] = v_load(t[j]);
-    }
-    for (unsigned i = 0; i < k; i++) {
-        const vec y = v_madd52lo(zero, acc[0], m0inv);
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_madd52lo(acc[j], v_load(m[j]), y);
-        }
-        const vec carry = v_srl52(acc[0]);
-        for (unsigned j = 0; j + 1 < k; j++) {
-            acc[j] = acc[j + 1];
-        }
-        acc[k - 1] = v_load(t[k + i]);
-        acc[0] = v_add(acc[0], carry);
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_madd52hi(acc[j], v_load(m[j]), y);
-        }
-    }
-    mb52_normalise(r, acc, k);
+    mb52_wide_k(r, NULL, NULL, t, m, m0inv, k);
 }
 
 /* mb52_cond_sub: r = r >= m ? r - m : r per lane. Pre: r, m normalised. */

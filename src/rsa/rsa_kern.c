@@ -32,11 +32,11 @@ struct mont_ops {
     static void amm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,              \
                         const mb52_row *m, vec m0inv)                                   \
     {                                                                                 \
-        mb52_amm_k(r, a, b, m, m0inv, K);                                             \
+        mb52_amm_any_k(r, a, b, m, m0inv, K);                                         \
     }                                                                                 \
     static void ams_##K(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv)   \
     {                                                                                 \
-        mb52_ams_k(r, a, m, m0inv, K);                                                \
+        mb52_ams_any_k(r, a, m, m0inv, K);                                            \
     }
 MONT_INSTANCE(20)
 MONT_INSTANCE(30)
@@ -66,7 +66,7 @@ void MBC_KFN(mb52_amm)(mb52_row *r, const mb52_row *a, const mb52_row *b, const 
     if (ops != NULL) {
         ops->mul(r, a, b, m, v_load(*m0inv));
     } else {
-        mb52_amm_k(r, a, b, m, v_load(*m0inv), k);
+        mb52_amm_any_k(r, a, b, m, v_load(*m0inv), k);
     }
 }
 
@@ -77,7 +77,7 @@ void MBC_KFN(mb52_ams)(mb52_row *r, const mb52_row *a, const mb52_row *m,
     if (ops != NULL) {
         ops->sqr(r, a, m, v_load(*m0inv));
     } else {
-        mb52_ams_k(r, a, m, v_load(*m0inv), k);
+        mb52_ams_any_k(r, a, m, v_load(*m0inv), k);
     }
 }
 
