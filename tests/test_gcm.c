@@ -3,7 +3,8 @@
  * with a message where the CPU or build lacks one): Wycheproof
  * aes_gcm_test.json, differential against OpenSSL EVP and intel-ipsec-mb
  * (when built with it) for every plaintext length 0..1024 with AAD lengths
- * 0..64 plus random large sizes, streaming split at every byte boundary,
+ * 0..64 plus random large sizes and longer AAD (65..4099 bytes) with
+ * lengths around the _vaes512 path limits, streaming split at every byte boundary,
  * counter wrap, argument errors, and that a key keeps its implementation.
  */
 #include <stdio.h>
@@ -299,6 +300,55 @@ static void test_differential(void **state)
     free(buf);
 }
 
+/*
+ * Longer AAD: the _vaes512 one-shot path aggregates AAD, data and length
+ * block under one reduction while ceil(aad/16) + ceil(len/16) + 1 <= 36 and
+ * len <= 512, else it hashes the AAD first; lengths on both sides of those
+ * limits, and AAD with little or no data.
+ */
+static void test_long_aad(void **state)
+{
+    const char *impl = use_impl(state);
+    static const size_t aad_lens[] = {65,  100, 255, 256, 257, 400, 496, 511,  512,
+                                      513, 528, 544, 560, 561, 576, 600, 1000, 4099};
+    static const size_t lens[] = {0,   1,   15,  16,  17,  31,  32,  33,  48,  63,   64,  65,
+                                  100, 255, 256, 257, 496, 497, 511, 512, 513, 1000, 1025};
+    uint8_t k[3][32], iv[12], *aad = malloc(4099), *msg = malloc(1025), *buf = malloc(3 * 1041);
+    static const size_t k_lens[3] = {16, 24, 32};
+    mbc_gcm_key *keys[3];
+    const void *ik[3] = {NULL, NULL, NULL};
+#if MBT_HAVE_IPSEC_MB
+    static struct gcm_key_data gk[3] __attribute__((aligned(64)));
+#endif
+    assert_non_null(aad);
+    assert_non_null(msg);
+    assert_non_null(buf);
+    for (int i = 0; i < 3; i++) {
+        mbt_rand_bytes(k[i], k_lens[i]);
+        keys[i] = new_key(k[i], k_lens[i], impl);
+#if MBT_HAVE_IPSEC_MB
+        imb_key(&gk[i], k[i], k_lens[i]);
+        ik[i] = &gk[i];
+#endif
+    }
+    mbt_rand_bytes(aad, 4099);
+    mbt_rand_bytes(msg, 1025);
+    for (size_t a = 0; a < sizeof(aad_lens) / sizeof(aad_lens[0]); a++) {
+        for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+            int ki = (int)((a + l) % 3);
+            mbt_rand_bytes(iv, 12);
+            diff_one(keys[ki], k[ki], k_lens[ki], ik[ki], iv, 12, aad, aad_lens[a], msg, lens[l],
+                     buf);
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        mbc_gcm_key_free(keys[i]);
+    }
+    free(aad);
+    free(msg);
+    free(buf);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Streaming                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -582,7 +632,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dispatch), GCM_TESTS(test_errors),    GCM_TESTS(test_key_keeps_impl),
         GCM_TESTS(test_wycheproof),      GCM_TESTS(test_streaming), GCM_TESTS(test_counter_wrap),
-        GCM_TESTS(test_differential),
+        GCM_TESTS(test_differential),    GCM_TESTS(test_long_aad),
     };
     int r = mbt_run("gcm", tests);
 #if MBT_HAVE_IPSEC_MB

@@ -26,8 +26,9 @@ struct abi_state {
     uint8_t zmm[32][64];
 };
 
-/* mbt_abi_call(fn, args[6], st): calls fn(args[0..5]) as described above. */
-void mbt_abi_call(const void *fn, const uint64_t args[6], struct abi_state *st);
+/* mbt_abi_call(fn, args[10], st): calls fn(args[0..9]) as described above
+ * (args[6..9] on the stack). */
+void mbt_abi_call(const void *fn, const uint64_t args[10], struct abi_state *st);
 
 __asm__(".intel_syntax noprefix\n"
         ".text\n"
@@ -50,9 +51,15 @@ __asm__(".intel_syntax noprefix\n"
         "  movabs r13, 0x4444444444444444\n"
         "  movabs r14, 0x5555555555555555\n"
         "  movabs r15, 0x6666666666666666\n"
+        "  sub rsp, 32\n"
+        "  mov r11, [r10 + 48]\n  mov [rsp], r11\n"
+        "  mov r11, [r10 + 56]\n  mov [rsp + 8], r11\n"
+        "  mov r11, [r10 + 64]\n  mov [rsp + 16], r11\n"
+        "  mov r11, [r10 + 72]\n  mov [rsp + 24], r11\n"
         "  mov rdi, [r10]\n  mov rsi, [r10 + 8]\n  mov rdx, [r10 + 16]\n"
         "  mov rcx, [r10 + 24]\n  mov r8, [r10 + 32]\n  mov r9, [r10 + 40]\n"
         "  call rax\n"
+        "  add rsp, 32\n"
         "  mov r11, rax\n"
         "  mov rax, [rsp]\n"
         "  mov [rax + 64], r11\n"
@@ -142,7 +149,7 @@ static void test_abi(void **state)
                 uint8_t c3[16], x3[16];
                 memcpy(c3, ctr, 16);
                 memcpy(x3, xi, 16);
-                const uint64_t args[6] = {u(key), u(c3), u(x3), u(in), u(out), len};
+                const uint64_t args[10] = {u(key), u(c3), u(x3), u(in), u(out), len, 0, 0, 0, 0};
                 mbt_abi_call(fn, args, &st);
                 snprintf(what, sizeof(what), "%s AES-%zu len %zu", dir ? "dec" : "enc", 8 * kl,
                          len);
@@ -157,7 +164,7 @@ static void test_abi(void **state)
             {
                 uint8_t x3[16];
                 memcpy(x3, xi, 16);
-                const uint64_t args[6] = {u(key), u(x3), u(in), len, 0, 0};
+                const uint64_t args[10] = {u(key), u(x3), u(in), len, 0, 0, 0, 0, 0, 0};
                 mbt_abi_call((const void *)mbc_gcm_ghash_vaes512, args, &st);
                 snprintf(what, sizeof(what), "ghash len %zu", len);
                 check_state(&st, what);
@@ -165,34 +172,40 @@ static void test_abi(void **state)
             }
             /* one-shot seal and open, with two AAD lengths (short and general paths) */
             for (size_t aad_len = 13; aad_len <= 600; aad_len += 587) {
-                struct gcm_oneshot a = {in, ref, len, aad, aad_len, iv, tag2, 16};
-                mbc_gcm_seal12_vaes512(key, &a);
-                struct gcm_oneshot b = {in, out, len, aad, aad_len, iv, tag, 16};
-                const uint64_t args[6] = {u(key), u(&b), 0, 0, 0, 0};
+                assert_int_equal(
+                    mbc_gcm_seal12_vaes512(key, ref, tag2, 16, iv, 12, aad, aad_len, in, len),
+                    MBC_OK);
+                const uint64_t args[10] = {u(key), u(out), u(tag),  16,    u(iv),
+                                           12,     u(aad), aad_len, u(in), len};
                 mbt_abi_call((const void *)mbc_gcm_seal12_vaes512, args, &st);
                 snprintf(what, sizeof(what), "seal12 AES-%zu len %zu aad %zu", 8 * kl, len,
                          aad_len);
                 check_state(&st, what);
+                assert_int_equal(st.ret & 0xffffffffu, MBC_OK);
                 assert_memory_equal(out, ref, len);
                 assert_memory_equal(tag, tag2, 16);
-                /* open the ciphertext in ref with its tag: returns 1, gives in back */
-                struct gcm_oneshot c = {ref, out, len, aad, aad_len, iv, tag2, 16};
-                const uint64_t args2[6] = {u(key), u(&c), 0, 0, 0, 0};
+                /* open the ciphertext in ref with its tag: MBC_OK, gives in back */
+                uint64_t args2[10] = {u(key), u(out), u(tag2), 16,     u(iv),
+                                      12,     u(aad), aad_len, u(ref), len};
                 mbt_abi_call((const void *)mbc_gcm_open12_vaes512, args2, &st);
                 snprintf(what, sizeof(what), "open12 AES-%zu len %zu aad %zu", 8 * kl, len,
                          aad_len);
                 check_state(&st, what);
-                assert_int_equal(st.ret & 0xffffffffu, 1);
+                assert_int_equal(st.ret & 0xffffffffu, MBC_OK);
                 assert_memory_equal(out, in, len);
-                /* a wrong last tag byte: 0 */
+                /* a wrong last tag byte: MBC_ERR_AUTH, out wiped */
                 tag2[15] ^= 1;
                 mbt_abi_call((const void *)mbc_gcm_open12_vaes512, args2, &st);
                 check_state(&st, what);
-                assert_int_equal(st.ret & 0xffffffffu, 0);
+                assert_int_equal(st.ret & 0xffffffffu, MBC_ERR_AUTH);
+                for (size_t i = 0; i < len; i++) {
+                    assert_int_equal(out[i], 0);
+                }
                 /* ... which a 15-byte check does not see */
-                c.tag_len = 15;
+                args2[3] = 15;
                 mbt_abi_call((const void *)mbc_gcm_open12_vaes512, args2, &st);
-                assert_int_equal(st.ret & 0xffffffffu, 1);
+                assert_int_equal(st.ret & 0xffffffffu, MBC_OK);
+                assert_memory_equal(out, in, len);
             }
         }
         mbc_gcm_key_free(key);

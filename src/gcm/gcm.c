@@ -16,8 +16,7 @@ _Static_assert(offsetof(struct mbc_gcm_key, h) == GCM_KEY_H, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, rounds) == GCM_KEY_ROUNDS, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, rk512) == GCM_KEY_RK512, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, htabk) == GCM_KEY_HTABK, "asm offset");
-_Static_assert(offsetof(struct gcm_oneshot, tag) == 48, "asm offset");
-_Static_assert(offsetof(struct gcm_oneshot, tag_len) == 56, "asm offset");
+_Static_assert(MBC_OK == 0 && MBC_ERR_AUTH == 12, "asm return codes");
 
 /* ------------------------------------------------------------------------ */
 /* Keys                                                                      */
@@ -43,7 +42,7 @@ MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_le
     gcm_expand_key_c(g, k, k_len);
     for (unsigned r = 0; r <= g->rounds; r++) {
         for (unsigned l = 0; l < 4; l++) {
-            memcpy(g->rk512 + 64 * r + 16 * l, g->rk + 16 * r, 16);
+            memcpy(g->rk512 + 64 * (14 - g->rounds + r) + 16 * l, g->rk + 16 * r, 16);
         }
     }
     static const uint8_t zero[16] = {0};
@@ -146,8 +145,8 @@ static mbc_err check_common(const mbc_gcm_key *key, const void *out, const void 
 /* gcm_crypt_any_iv: the one-shot path for any IV: encrypts (encrypt = 1) or
  * decrypts in to out and writes the full 16-byte tag of the ciphertext. */
 static void gcm_crypt_any_iv(const mbc_gcm_key *key, int encrypt, uint8_t full[16],
-                             const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-                             size_t aad_len, const uint8_t *in, uint8_t *out, size_t in_len)
+                             const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
+                             const uint8_t *in, uint8_t *out, size_t in_len)
 {
     uint8_t j0[16], ctr[16], xi[16] = {0};
     gcm_j0(key, j0, iv, iv_len);
@@ -163,9 +162,11 @@ static void gcm_crypt_any_iv(const mbc_gcm_key *key, int encrypt, uint8_t full[1
     mbc_memzero(xi, sizeof(xi));
 }
 
-static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
-                        int short_ok, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-                        size_t aad_len, const uint8_t *in, size_t in_len)
+__attribute__((noinline)) static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out,
+                                                  uint8_t *tag, size_t tag_len, int short_ok,
+                                                  const uint8_t *iv, size_t iv_len,
+                                                  const uint8_t *aad, size_t aad_len,
+                                                  const uint8_t *in, size_t in_len)
 {
     mbc_err err =
         check_common(key, out, tag, tag_len, short_ok, iv, iv_len, aad, aad_len, in, in_len);
@@ -174,14 +175,9 @@ static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size
     }
     uint8_t full[16];
     if (iv_len == 12 && key->impl.seal12 != NULL) {
-        /* The full tag goes straight to the caller when it is wanted whole. */
-        const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, tag_len == 16 ? tag : full,
-                                      16};
-        key->impl.seal12(key, &a);
-        if (tag_len != 16) {
-            memcpy(tag, full, tag_len);
-            mbc_memzero(full, sizeof(full));
-        }
+        key->impl.seal12(key, out, full, 16, iv, 12, aad, aad_len, in, in_len);
+        memcpy(tag, full, tag_len);
+        mbc_memzero(full, sizeof(full));
         return MBC_OK;
     }
     gcm_crypt_any_iv(key, 1, full, iv, iv_len, aad, aad_len, in, out, in_len);
@@ -190,9 +186,11 @@ static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size
     return MBC_OK;
 }
 
-static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag, size_t tag_len,
-                        int short_ok, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
-                        size_t aad_len, const uint8_t *in, size_t in_len)
+__attribute__((noinline)) static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out,
+                                                  const uint8_t *tag, size_t tag_len, int short_ok,
+                                                  const uint8_t *iv, size_t iv_len,
+                                                  const uint8_t *aad, size_t aad_len,
+                                                  const uint8_t *in, size_t in_len)
 {
     mbc_err err =
         check_common(key, out, tag, tag_len, short_ok, iv, iv_len, aad, aad_len, in, in_len);
@@ -202,12 +200,7 @@ static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag
     uint8_t full[16];
     if (iv_len == 12 && key->impl.open12 != NULL) {
         /* The kernel compares the tag itself (constant time, never stored). */
-        const struct gcm_oneshot a = {in, out, in_len, aad, aad_len, iv, (uint8_t *)tag, tag_len};
-        if (!key->impl.open12(key, &a)) {
-            mbc_memzero(out, in_len);
-            return MBC_ERR_AUTH;
-        }
-        return MBC_OK;
+        return key->impl.open12(key, out, tag, tag_len, iv, 12, aad, aad_len, in, in_len);
     }
     gcm_crypt_any_iv(key, 0, full, iv, iv_len, aad, aad_len, in, out, in_len);
     int ok = mbc_ct_memeq(full, tag, tag_len);
@@ -219,18 +212,56 @@ static mbc_err gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag
     return MBC_OK;
 }
 
+/*
+ * ONESHOT_FAST(fn): the common one-shot call (every pointer present, a 12-byte
+ * IV, a 16-byte tag, lengths in range, a kernel that does whole one-shot
+ * operations), tested with a few predictable branches so that
+ * mbc_gcm_seal / mbc_gcm_open can tail-call the kernel with their own
+ * arguments; anything else goes to gcm_seal / gcm_open, which say what is
+ * wrong.
+ */
+#define ONESHOT_FAST(fn)                                                                           \
+    (key != NULL && tag_len == 16 && iv_len == 12 && tag != NULL && iv != NULL &&                  \
+     ((uint64_t)in_len <= MBC_GCM_MAX_DATA_LEN) && ((uint64_t)aad_len < GCM_MAX_AAD_LEN) &&        \
+     (aad != NULL || aad_len == 0) && ((in != NULL && out != NULL) || in_len == 0) &&              \
+     key->impl.fn != NULL)
+
+/* gcm_seal_std, gcm_open_std: the slow paths of mbc_gcm_seal / mbc_gcm_open,
+ * with their signature (so that both branches there are tail calls). */
+__attribute__((noinline)) static mbc_err
+gcm_seal_std(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len, const uint8_t *iv,
+             size_t iv_len, const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t in_len)
+{
+    return gcm_seal(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+}
+
+__attribute__((noinline)) static mbc_err gcm_open_std(const mbc_gcm_key *key, uint8_t *out,
+                                                      const uint8_t *tag, size_t tag_len,
+                                                      const uint8_t *iv, size_t iv_len,
+                                                      const uint8_t *aad, size_t aad_len,
+                                                      const uint8_t *in, size_t in_len)
+{
+    return gcm_open(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+}
+
 MBC_API mbc_err mbc_gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
                              const uint8_t *iv, size_t iv_len, const uint8_t *aad, size_t aad_len,
                              const uint8_t *in, size_t in_len)
 {
-    return gcm_seal(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    if (ONESHOT_FAST(seal12)) {
+        return key->impl.seal12(key, out, tag, tag_len, iv, iv_len, aad, aad_len, in, in_len);
+    }
+    return gcm_seal_std(key, out, tag, tag_len, iv, iv_len, aad, aad_len, in, in_len);
 }
 
 MBC_API mbc_err mbc_gcm_open(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
                              size_t tag_len, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
                              size_t aad_len, const uint8_t *in, size_t in_len)
 {
-    return gcm_open(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    if (ONESHOT_FAST(open12)) {
+        return key->impl.open12(key, out, tag, tag_len, iv, iv_len, aad, aad_len, in, in_len);
+    }
+    return gcm_open_std(key, out, tag, tag_len, iv, iv_len, aad, aad_len, in, in_len);
 }
 
 MBC_API mbc_err mbc_gcm_seal_short_tag(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag,

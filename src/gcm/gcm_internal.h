@@ -20,26 +20,29 @@
 
 #include "../internal.h"
 
-/* GCM_NPOW: hash-key powers kept in htab (H'^32 .. H'^1). */
-#define GCM_NPOW 32
+/* GCM_NPOW: hash-key powers kept in htab (H'^36 .. H'^1): the nasm kernels
+ * aggregate up to 32 data blocks with the length block and the AAD blocks
+ * under one reduction. */
+#define GCM_NPOW 36
 
 struct mbc_gcm_key;
 
 /*
- * gcm_oneshot: the arguments of a one-shot operation with a 12-byte IV
- * (offsets read by the nasm kernels: OS_* in gcm_vaes512.asm). tag receives
- * the full 16-byte tag.
+ * gcm_seal12_fn / gcm_open12_fn: a whole one-shot operation with a 12-byte
+ * IV in one call (J0, AAD, data, length block, tag), with the arguments of
+ * mbc_gcm_seal / mbc_gcm_open, so that those can tail-call it once they have
+ * checked them. iv_len must be 12. seal: tag_len must be 16 (16 bytes are
+ * written); returns MBC_OK. open: compares the first tag_len (1..16) bytes of
+ * the tag in constant time; returns MBC_OK, or MBC_ERR_AUTH with out zeroed.
  */
-struct gcm_oneshot {
-    const uint8_t *in;  /* 0 */
-    uint8_t *out;       /* 8 */
-    size_t len;         /* 16 */
-    const uint8_t *aad; /* 24 */
-    size_t aad_len;     /* 32 */
-    const uint8_t *iv;  /* 40: 12 bytes */
-    uint8_t *tag;       /* 48: seal: 16 bytes written; open: expected tag (read only) */
-    size_t tag_len;     /* 56: open: bytes of tag to check (1..16) */
-};
+typedef mbc_err (*gcm_seal12_fn)(const struct mbc_gcm_key *key, uint8_t *out, uint8_t *tag,
+                                 size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                 const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                 size_t in_len);
+typedef mbc_err (*gcm_open12_fn)(const struct mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                                 size_t tag_len, const uint8_t *iv, size_t iv_len,
+                                 const uint8_t *aad, size_t aad_len, const uint8_t *in,
+                                 size_t in_len);
 
 /*
  * mbc_gcm_impl: one implementation. Every function takes the key it was
@@ -51,10 +54,7 @@ struct gcm_oneshot {
  *         of ctr (incremented per block, modulo 2^32; ctr is advanced by
  *         ceil(len/16)) and GHASHes the ciphertext into xi (zero-padded).
  *  dec:   the same, GHASHing the input. out may equal in.
- *  seal12, open12 (optional, NULL if absent): a whole one-shot operation
- *         with a 12-byte IV in one call: J0, AAD, data, length block, tag.
- *         open12 compares the tag itself in constant time: 1 if it
- *         verifies, else 0 (the caller then wipes out).
+ *  seal12, open12 (optional, NULL if absent): see gcm_seal12_fn.
  */
 struct mbc_gcm_impl {
     const char *name;
@@ -64,8 +64,8 @@ struct mbc_gcm_impl {
                 uint8_t *out, size_t len);
     void (*dec)(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16], const uint8_t *in,
                 uint8_t *out, size_t len);
-    void (*seal12)(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-    int (*open12)(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
+    gcm_seal12_fn seal12;
+    gcm_open12_fn open12;
 };
 
 /*
@@ -75,20 +75,24 @@ struct mbc_gcm_impl {
 struct mbc_gcm_key {
     uint8_t rk[16 * 15]; /* 0: AES round keys, FIPS-197 byte order */
     uint8_t pad0[16];
-    uint8_t htab[16 * (GCM_NPOW + 4)]; /* 256: htab[i] = H'^(32 - i), then 4 zero blocks */
-    uint8_t h[16];                     /* 832: H = AES_K(0), for the _c path */
-    uint32_t rounds;                   /* 848: 10, 12 or 14 */
+    uint8_t htab[16 * (GCM_NPOW + 4)]; /* 256: htab[i] = H'^(36 - i), then 4 zero blocks */
+    uint8_t h[16];                     /* 896: H = AES_K(0), for the _c path */
+    uint32_t rounds;                   /* 912: 10, 12 or 14 */
     uint32_t key_len;
-    struct mbc_gcm_impl impl;            /* copied at creation: one key, one implementation */
-    _Alignas(64) uint8_t rk512[64 * 15]; /* 960: each round key 4 times (zmm memory operands) */
-    uint8_t htabk[16 * (GCM_NPOW + 4)];  /* 1920: lo ^ hi qwords of htab[i] (Karatsuba), 0 */
+    struct mbc_gcm_impl impl; /* copied at creation: one key, one implementation */
+    /* 1024: the round keys right-aligned in 15 slots of 64 bytes, each key 4
+     * times (zmm memory operands): slot 14 - rounds + r holds round key r,
+     * so the last round is always slot 14 and one unrolled round sequence
+     * serves every key size (entered at slot 0, 2 or 4). */
+    _Alignas(64) uint8_t rk512[64 * 15];
+    uint8_t htabk[16 * (GCM_NPOW + 4)]; /* 1984: lo ^ hi qwords of htab[i] (Karatsuba), 0 */
 };
 
 #define GCM_KEY_HTAB 256
-#define GCM_KEY_H 832
-#define GCM_KEY_ROUNDS 848
-#define GCM_KEY_RK512 960
-#define GCM_KEY_HTABK 1920
+#define GCM_KEY_H 896
+#define GCM_KEY_ROUNDS 912
+#define GCM_KEY_RK512 1024
+#define GCM_KEY_HTABK 1984
 
 /* The implementations. */
 extern const struct mbc_gcm_impl mbc_gcm_impl_c;
@@ -107,8 +111,12 @@ void mbc_gcm_enc_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t
                          const uint8_t *in, uint8_t *out, size_t len);
 void mbc_gcm_dec_vaes512(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16],
                          const uint8_t *in, uint8_t *out, size_t len);
-void mbc_gcm_seal12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
-int mbc_gcm_open12_vaes512(const struct mbc_gcm_key *key, const struct gcm_oneshot *a);
+mbc_err mbc_gcm_seal12_vaes512(const struct mbc_gcm_key *key, uint8_t *out, uint8_t *tag,
+                               size_t tag_len, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                               size_t aad_len, const uint8_t *in, size_t in_len);
+mbc_err mbc_gcm_open12_vaes512(const struct mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
+                               size_t tag_len, const uint8_t *iv, size_t iv_len, const uint8_t *aad,
+                               size_t aad_len, const uint8_t *in, size_t in_len);
 #endif
 
 /* gcm_ctr_inc: increments the 32-bit big-endian counter of a counter block. */
