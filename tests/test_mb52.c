@@ -14,7 +14,7 @@
 #include "test_util.h"
 
 /* The digit counts every class uses, plus odd ones to catch unrolling bugs. */
-static const unsigned sizes[] = {5, 8, 20, 30, 40, 60, 80, 1, 3, 13, 24, 25, 33, 47, 79};
+static const unsigned sizes[] = {5, 8, 20, 30, 40, 60, 80, 1, 3, 13, 16, 17, 24, 25, 33, 47, 48, 49, 79};
 
 static mb52_row *alloc_rows(unsigned k)
 {
