@@ -29,7 +29,7 @@
 #endif
 /* Sanitizer builds check correctness, not speed: unrolled and instrumented,
  * the kernels took clang over ten minutes to compile. */
-#if defined(MBC_VEC_IFMA) && MBC_VEC_IFMA && !defined(MB52_SANITIZED)
+#if defined(MBC_VEC_IFMA) && MBC_VEC_IFMA && !defined(MB52_SANITIZED) && !defined(MB52_NO_UNROLL)
 #define MB52_PRAGMA(x) _Pragma(#x)
 #define MB52_UNROLL MB52_PRAGMA(GCC unroll 80)
 #else

@@ -10,6 +10,7 @@
  * multiply is skipped when no active lane has that bit set.
  */
 #include "../mb52/arith.h"
+#include "../mb52/var.h"
 #include "rsa_kern.h"
 
 /* Batches this backend ran: lets a test prove the dispatched kernel ran. */
@@ -18,12 +19,16 @@ _Atomic unsigned long MBC_KFN(rsa_kern_hits);
 typedef void amm_fn(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                     vec m0inv);
 typedef void ams_fn(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv);
+typedef void redc_fn(mb52_row *r, const mb52_row *t, const mb52_row *m, vec m0inv);
 
-/* mont_ops: the Montgomery multiply and square of one digit count. */
+/* mont_ops: the Montgomery multiply, square and reduction of one digit
+ * count (compiled for that count: the kernels' loops unroll only when k is a
+ * constant; with a variable k they would grow into megabytes of code). */
 struct mont_ops {
     unsigned k;
     amm_fn *mul;
     ams_fn *sqr;
+    redc_fn *redc;
 };
 
 /* One unrolled instantiation per digit count of the RSA classes; the glue
@@ -37,6 +42,10 @@ struct mont_ops {
     static void ams_##K(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv)   \
     {                                                                                 \
         mb52_ams_any_k(r, a, m, m0inv, K);                                            \
+    }                                                                                 \
+    static void redc_##K(mb52_row *r, const mb52_row *t, const mb52_row *m, vec m0inv)  \
+    {                                                                                 \
+        mb52_redc_k(r, t, m, m0inv, K);                                               \
     }
 MONT_INSTANCE(20)
 MONT_INSTANCE(30)
@@ -45,8 +54,9 @@ MONT_INSTANCE(60)
 MONT_INSTANCE(80)
 
 static const struct mont_ops mont_table[] = {
-    {20, amm_20, ams_20}, {30, amm_30, ams_30}, {40, amm_40, ams_40},
-    {60, amm_60, ams_60}, {80, amm_80, ams_80},
+    {20, amm_20, ams_20, redc_20}, {30, amm_30, ams_30, redc_30},
+    {40, amm_40, ams_40, redc_40}, {60, amm_60, ams_60, redc_60},
+    {80, amm_80, ams_80, redc_80},
 };
 
 static const struct mont_ops *mont_for(unsigned k)
@@ -66,7 +76,7 @@ void MBC_KFN(mb52_amm)(mb52_row *r, const mb52_row *a, const mb52_row *b, const 
     if (ops != NULL) {
         ops->mul(r, a, b, m, v_load(*m0inv));
     } else {
-        mb52_amm_any_k(r, a, b, m, v_load(*m0inv), k);
+        MBC_KFN(mb52_amm_var)(r, a, b, m, m0inv, k);
     }
 }
 
@@ -77,14 +87,19 @@ void MBC_KFN(mb52_ams)(mb52_row *r, const mb52_row *a, const mb52_row *m,
     if (ops != NULL) {
         ops->sqr(r, a, m, v_load(*m0inv));
     } else {
-        mb52_ams_any_k(r, a, m, v_load(*m0inv), k);
+        MBC_KFN(mb52_ams_var)(r, a, m, m0inv, k);
     }
 }
 
 void MBC_KFN(mb52_redc)(mb52_row *r, const mb52_row *t, const mb52_row *m,
                         const mb52_row *m0inv, unsigned k)
 {
-    mb52_redc_k(r, t, m, v_load(*m0inv), k);
+    const struct mont_ops *ops = mont_for(k);
+    if (ops != NULL) {
+        ops->redc(r, t, m, v_load(*m0inv));
+    } else {
+        MBC_KFN(mb52_redc_var)(r, t, m, m0inv, k);
+    }
 }
 
 /* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. A multiply
@@ -158,7 +173,7 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
     mb52_row *one = w + k;
 
     /* x = in R mod m: REDC gives in / R, times R^3 gives in R. */
-    mb52_redc_k(x, in, md->m, m0, k);
+    ops->redc(x, in, md->m, m0);
     ops->mul(x, x, md->to_mont, md->m, m0);
 
     mb52_copy(table, md->r1, k);
