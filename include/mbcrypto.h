@@ -65,7 +65,9 @@ typedef enum mbc_err {
     MBC_ERR_TAG_LEN = 13,       /* (GCM) tag length not allowed */
     MBC_ERR_IV_LEN = 14,        /* (GCM) zero-length or overlong IV */
     MBC_ERR_TOO_LONG = 15,      /* (GCM) data or AAD longer than GCM allows */
-    MBC_ERR_STATE = 16          /* (GCM) streaming call out of order or on a finished context */
+    MBC_ERR_STATE = 16,         /* (GCM) streaming call out of order or on a finished context */
+    MBC_ERR_PENDING = 17,       /* (manager) the job is submitted and not yet complete */
+    MBC_ERR_BUSY = 18           /* (manager) the job is already in a manager */
 } mbc_err;
 
 /* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
@@ -424,6 +426,143 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
 /* mbc_gcm_verify: checks tag (constant time) and wipes ctx: MBC_OK or
  * MBC_ERR_AUTH; MBC_ERR_STATE after encryption, MBC_ERR_TAG_LEN. */
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
+
+/* ------------------------------------------------------------------------ */
+/* The lane manager: batching requests from independent callers             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A manager gathers jobs of the same class (operation and key size) into
+ * batches and runs the class's kernel on the caller's thread: at once when
+ * the class has a full batch, on mbc_mgr_flush(), or on mbc_mgr_poll() once
+ * the oldest job of a partial batch has waited max_wait_us. A full batch is
+ * 8 jobs for RSA public and 4 for RSA private (4 requests already fill all
+ * 8 lanes: each one's two CRT halves run side by side). A lone job runs on
+ * the library's fastest single-request path.
+ *
+ * Threads: a manager belongs to one thread at a time (no locks inside); use
+ * one manager per thread. Key objects may be shared by any number of
+ * managers and threads.
+ *
+ * Jobs are owned by the caller: the library never allocates per job and
+ * never copies one. A submitted job (and its key, input and output buffers)
+ * must stay valid and untouched until mbc_mgr_get_completed() returns it (or
+ * mbc_mgr_free() releases it). Every accepted job, even one that failed its
+ * checks or ran at once, is returned exactly once by mbc_mgr_get_completed().
+ *
+ * Completion order: the jobs of one batch complete in submission order
+ * (FIFO). Across classes the order is the order in which batches ran, so a
+ * full P-256 batch never waits behind a partial RSA-4096 batch submitted
+ * earlier.
+ */
+
+/* mbc_job_op: what a job computes. The key type and buffer sizes follow. */
+typedef enum mbc_job_op {
+    /* out = in^d mod n with the CRT (mbc_rsa_private_crt). key: const
+     * mbc_rsa_priv_key *; in_len == bits/8; out_len >= bits/8. */
+    MBC_OP_RSA_PRIVATE = 1,
+    /* out = in^e mod n (mbc_rsa_public). key: const mbc_rsa_pub_key *;
+     * in_len == bits/8; out_len >= bits/8. */
+    MBC_OP_RSA_PUBLIC = 2
+} mbc_job_op;
+
+/*
+ * mbc_job: one request. Fill the first block, then submit.
+ *
+ * The private fields must be zero before a job's first submit (as
+ * `mbc_job job = {0}`, a designated initializer or memset leave them). From
+ * mbc_mgr_submit() until mbc_mgr_get_completed() returns it (or
+ * mbc_mgr_free() releases it), the job is in the manager: submitting it again,
+ * to any manager, returns MBC_ERR_BUSY. Once returned, it is reusable as it
+ * is: change the caller's fields if needed and submit it again.
+ */
+typedef struct mbc_job {
+    /* Set by the caller. */
+    mbc_job_op op;
+    const void *key;
+    const uint8_t *in;
+    size_t in_len;
+    uint8_t *out;
+    size_t out_len;
+    void *user_data; /* returned untouched */
+
+    /* Set by the manager: MBC_ERR_PENDING from submit until the job is
+     * complete, then MBC_OK or the job's error. On error, the first bits/8
+     * bytes of out are zeroed when the job's class is known (op and key
+     * valid) and out_len is large enough; otherwise out is not written. */
+    mbc_err status;
+
+    /* Private to the manager; zero before the first submit. */
+    struct mbc_job *mgr_next_;
+    uint64_t mgr_t_submit_;
+    unsigned mgr_state_;
+} mbc_job;
+
+typedef struct mbc_mgr mbc_mgr;
+
+/* mbc_mgr_config: a zeroed config gives the defaults. */
+typedef struct mbc_mgr_config {
+    /* The longest a job of a partial batch may wait before mbc_mgr_poll()
+     * runs its batch, in microseconds. 0: no deadline (flush only). */
+    uint32_t max_wait_us;
+    /* MBC_MGR_* flags. */
+    unsigned flags;
+} mbc_mgr_config;
+
+/* MBC_MGR_SYNC: never batch: every submit runs its job at once on the
+ * fastest single-request path (for callers that wait on each request). The
+ * job's status is final when submit returns; it is still returned by
+ * mbc_mgr_get_completed(). */
+#define MBC_MGR_SYNC 1u
+
+/* mbc_mgr_new: a manager in *mgr (NULL on error). cfg NULL = defaults.
+ * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (unknown flags), MBC_ERR_NO_MEMORY. */
+MBC_API mbc_err mbc_mgr_new(mbc_mgr **mgr, const mbc_mgr_config *cfg);
+
+/* mbc_mgr_free: runs every pending job (as mbc_mgr_flush()), releases the
+ * completed jobs not yet collected (their status is final and they may be
+ * submitted again), then frees the manager. Every job still in the manager
+ * must be valid when it is called. NULL is allowed. */
+MBC_API void mbc_mgr_free(mbc_mgr *mgr);
+
+/*
+ * mbc_mgr_submit: validates job and places it in its class. A job with bad
+ * fields completes at once (it is returned by mbc_mgr_get_completed() like
+ * any other) with its error and blocks nothing: MBC_ERR_NULL_PARAM for a
+ * NULL key, in or out; MBC_ERR_BAD_PARAM for an unknown op, a key that is
+ * not a valid key object of op's type or of an unsupported size,
+ * in_len != bits/8 or out_len < bits/8. Errors found when the job runs
+ * (input >= n: MBC_ERR_BAD_PARAM; MBC_ERR_FAULT; MBC_ERR_NO_MEMORY) are its
+ * alone: the other jobs of its batch are unaffected. When the class fills its
+ * 8 lanes, the batch runs before submit returns. With MBC_MGR_SYNC the job
+ * runs before submit returns. Returns MBC_OK when the job was accepted (it is
+ * now pending or completed), MBC_ERR_NULL_PARAM for a NULL mgr or job (nothing
+ * touched), MBC_ERR_BUSY when job is already in a manager (job untouched).
+ */
+MBC_API mbc_err mbc_mgr_submit(mbc_mgr *mgr, mbc_job *job);
+
+/* mbc_mgr_flush: runs every partial batch now, class by class; a class
+ * holding a single job runs it on the single-request path. Idle lanes get
+ * no caller data. Returns the number of jobs completed by this call. */
+MBC_API size_t mbc_mgr_flush(mbc_mgr *mgr);
+
+/* mbc_mgr_get_completed: the oldest completed job not yet returned, or NULL.
+ * The returned job is out of the manager and may be reused at once. */
+MBC_API mbc_job *mbc_mgr_get_completed(mbc_mgr *mgr);
+
+/* mbc_mgr_pending: jobs submitted and not yet run (0 for NULL). */
+MBC_API size_t mbc_mgr_pending(const mbc_mgr *mgr);
+
+/* mbc_mgr_next_deadline_us: microseconds until the oldest waiting job of any
+ * partial batch is due (0 if already due), or -1 when nothing waits or
+ * max_wait_us is 0. For an event loop's timer: call mbc_mgr_poll() then.
+ * Times come from CLOCK_MONOTONIC. */
+MBC_API int64_t mbc_mgr_next_deadline_us(const mbc_mgr *mgr);
+
+/* mbc_mgr_poll: runs the partial batches whose oldest job has waited at
+ * least max_wait_us (nothing when max_wait_us is 0). Returns the number of
+ * jobs completed by this call. */
+MBC_API size_t mbc_mgr_poll(mbc_mgr *mgr);
 
 #ifdef __cplusplus
 }

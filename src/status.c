@@ -14,7 +14,7 @@ static const char *const err_names[] = {
     "MBC_ERR_BAD_EXPONENT", "MBC_ERR_KEY_RANGE", "MBC_ERR_NO_MEMORY",
     "MBC_ERR_FAULT",    "MBC_ERR_UNSUPPORTED",  "MBC_ERR_SIG_INVALID",
     "MBC_ERR_AUTH",     "MBC_ERR_TAG_LEN",      "MBC_ERR_IV_LEN",
-    "MBC_ERR_TOO_LONG", "MBC_ERR_STATE",
+    "MBC_ERR_TOO_LONG", "MBC_ERR_STATE", "MBC_ERR_PENDING", "MBC_ERR_BUSY",
 };
 
 /* Each lane code maps to the mbc_err a single-request call returns. */

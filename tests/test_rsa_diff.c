@@ -22,11 +22,10 @@
 #include <time.h>
 
 #include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/rsa.h>
 
+#include "ossl_rsa.h"
 #include "test_util.h"
 
 #define DIFF_MAX_BYTES 512 /* 4096-bit modulus */
@@ -71,14 +70,6 @@ static diff_size sizes[] = {
 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-/* The CRT key components, in mbc_rsa_priv_components order. */
-static const char *const comp_names[7] = {
-    OSSL_PKEY_PARAM_RSA_N,         OSSL_PKEY_PARAM_RSA_E,
-    OSSL_PKEY_PARAM_RSA_FACTOR1,   OSSL_PKEY_PARAM_RSA_FACTOR2,
-    OSSL_PKEY_PARAM_RSA_EXPONENT1, OSSL_PKEY_PARAM_RSA_EXPONENT2,
-    OSSL_PKEY_PARAM_RSA_COEFFICIENT1,
-};
-
 static double now(void)
 {
     struct timespec ts;
@@ -113,11 +104,12 @@ static void report(const diff_key *k, const uint8_t *in, const uint8_t *want,
                    const uint8_t *got, size_t bytes)
 {
     print_message("failing operation on impl %s:\n", mbc_impl_name(MBC_ALG_RSA));
-    for (size_t i = 0; i < 7; i++) {
+    for (int i = 0; i < MBT_RSA_NUM_PARTS; i++) {
+        const char *name = mbt_ossl_rsa_part_name(i);
         BIGNUM *bn = NULL;
-        if (EVP_PKEY_get_bn_param(k->pkey, comp_names[i], &bn) == 1) {
+        if (EVP_PKEY_get_bn_param(k->pkey, name, &bn) == 1) {
             char *hex = BN_bn2hex(bn);
-            print_message("  %s = %s\n", comp_names[i], hex ? hex : "?");
+            print_message("  %s = %s\n", name, hex ? hex : "?");
             OPENSSL_free(hex);
         }
         BN_free(bn);
@@ -160,10 +152,8 @@ static void key_free(diff_key *k)
  * (encrypt) context of pkey. */
 static EVP_PKEY_CTX *op_ctx(EVP_PKEY *pkey, int priv)
 {
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-    if (ctx == NULL || (priv ? EVP_PKEY_decrypt_init(ctx) : EVP_PKEY_encrypt_init(ctx)) != 1 ||
-        EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_NO_PADDING) != 1) {
-        EVP_PKEY_CTX_free(ctx);
+    EVP_PKEY_CTX *ctx = mbt_ossl_rsa_raw_ctx(pkey, priv);
+    if (ctx == NULL) {
         ossl_fail("raw RSA context setup");
     }
     return ctx;
@@ -175,37 +165,22 @@ static void key_gen(diff_key *k, unsigned bits, uint64_t e)
 {
     key_free(k);
     k->e = e;
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
-    BIGNUM *bn_e = BN_new();
-    int ok = ctx != NULL && bn_e != NULL && EVP_PKEY_keygen_init(ctx) == 1 &&
-             EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, (int)bits) == 1 &&
-             BN_set_word(bn_e, e) == 1 && EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx, bn_e) == 1 &&
-             EVP_PKEY_keygen(ctx, &k->pkey) == 1;
-    EVP_PKEY_CTX_free(ctx);
-    BN_free(bn_e);
-    if (!ok) {
+    k->pkey = mbt_ossl_rsa_keygen(bits, e);
+    if (k->pkey == NULL) {
         ossl_fail("RSA key generation");
     }
     k->dec = op_ctx(k->pkey, 1);
     k->enc = op_ctx(k->pkey, 0);
 
-    uint8_t c[7][DIFF_MAX_BYTES];
-    size_t len[7];
-    for (size_t i = 0; i < 7; i++) {
-        BIGNUM *bn = NULL;
-        if (EVP_PKEY_get_bn_param(k->pkey, comp_names[i], &bn) != 1) {
-            ossl_fail(comp_names[i]);
-        }
-        assert_true(BN_num_bytes(bn) <= DIFF_MAX_BYTES);
-        len[i] = (size_t)BN_bn2bin(bn, c[i]);
-        BN_free(bn);
+    mbt_rsa_parts parts;
+    if (mbt_ossl_rsa_get_parts(&parts, k->pkey, 0) != 0) {
+        ossl_fail("reading the RSA key components");
     }
-    assert_int_equal(len[0], bits / 8);
-    memcpy(k->n, c[0], len[0]);
-    const mbc_rsa_priv_components pc = {c[0], len[0], c[1], len[1], c[2], len[2], c[3],
-                                        len[3], c[4], len[4], c[5], len[5], c[6], len[6]};
-    expect_ok(mbc_rsa_priv_key_new(&k->priv, &pc), "mbc_rsa_priv_key_new");
-    expect_ok(mbc_rsa_pub_key_new(&k->pub, c[0], len[0], c[1], len[1]), "mbc_rsa_pub_key_new");
+    assert_int_equal(parts.len[MBT_RSA_N], bits / 8);
+    assert_true(bits / 8 <= DIFF_MAX_BYTES);
+    memcpy(k->n, parts.c[MBT_RSA_N], bits / 8);
+    expect_ok(mbt_rsa_keys_new(&k->priv, &k->pub, &parts), "mbt_rsa_keys_new");
+    mbt_rsa_parts_free(&parts);
 }
 
 /* get_size: sizes[i] with its keys, generated on first use. */
@@ -231,10 +206,7 @@ static diff_size *get_size(size_t i)
 /* ref_op: OpenSSL's raw private (priv = 1) or public op of k on in. */
 static void ref_op(const diff_key *k, int priv, const uint8_t *in, size_t bytes, uint8_t *out)
 {
-    size_t out_len = bytes;
-    int ok = priv ? EVP_PKEY_decrypt(k->dec, out, &out_len, in, bytes)
-                  : EVP_PKEY_encrypt(k->enc, out, &out_len, in, bytes);
-    if (ok != 1 || out_len != bytes) {
+    if (mbt_ossl_rsa_raw_op(priv ? k->dec : k->enc, priv, out, in, bytes) != 0) {
         ossl_fail(priv ? "raw private op" : "raw public op");
     }
 }

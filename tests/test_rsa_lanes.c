@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
+#include "ossl_rsa.h"
 #include "rsa/rsa_internal.h"
 #include "test_util.h"
 
@@ -31,21 +30,21 @@ static const char *const op_names[] = {"private_crt_mb8", "public_mb8"};
 /* Keys and references (built once per process)                              */
 /* ------------------------------------------------------------------------ */
 
-enum field { F_N, F_E, F_P, F_Q, F_DP, F_DQ, F_QINV, NFIELDS };
-static const char *const field_params[NFIELDS] = {
-    OSSL_PKEY_PARAM_RSA_N,
-    OSSL_PKEY_PARAM_RSA_E,
-    OSSL_PKEY_PARAM_RSA_FACTOR1,
-    OSSL_PKEY_PARAM_RSA_FACTOR2,
-    OSSL_PKEY_PARAM_RSA_EXPONENT1,
-    OSSL_PKEY_PARAM_RSA_EXPONENT2,
-    OSSL_PKEY_PARAM_RSA_COEFFICIENT1,
+/* Short names of the key components (enum mbt_rsa_part) for the tables. */
+enum field {
+    F_N = MBT_RSA_N,
+    F_E = MBT_RSA_E,
+    F_P = MBT_RSA_P,
+    F_Q = MBT_RSA_Q,
+    F_DP = MBT_RSA_DP,
+    F_DQ = MBT_RSA_DQ,
+    F_QINV = MBT_RSA_QINV,
+    NFIELDS = MBT_RSA_NUM_PARTS
 };
 
 struct test_key {
     EVP_PKEY *pkey;
-    uint8_t *c[NFIELDS]; /* big-endian components, minimal length */
-    size_t len[NFIELDS];
+    mbt_rsa_parts parts; /* big-endian components, minimal length */
     mbc_rsa_priv_key *priv;
     mbc_rsa_pub_key *pub;
 };
@@ -58,60 +57,12 @@ static struct fixture {
     uint8_t ref[2][NKEYS][NIN][LEN]; /* OpenSSL's result for in */
 } fx;
 
-static mbc_rsa_priv_components to_components(const uint8_t *const c[NFIELDS],
-                                             const size_t len[NFIELDS])
+static void make_key(struct test_key *k, unsigned bits, uint64_t e)
 {
-    return (mbc_rsa_priv_components){c[F_N],   len[F_N],  c[F_E],    len[F_E],   c[F_P],
-                                     len[F_P], c[F_Q],    len[F_Q],  c[F_DP],    len[F_DP],
-                                     c[F_DQ],  len[F_DQ], c[F_QINV], len[F_QINV]};
-}
-
-static mbc_rsa_priv_components key_components(const struct test_key *k)
-{
-    return to_components((const uint8_t *const *)k->c, k->len);
-}
-
-/* ossl_raw: out = in^d (decrypt) or in^e mod n with OpenSSL, len bytes. */
-static void ossl_raw(EVP_PKEY *pkey, int decrypt, const uint8_t *in, uint8_t *out, size_t len)
-{
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-    assert_non_null(ctx);
-    size_t out_len = len;
-    int ok = (decrypt ? EVP_PKEY_decrypt_init(ctx) : EVP_PKEY_encrypt_init(ctx)) == 1 &&
-             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_NO_PADDING) == 1 &&
-             (decrypt ? EVP_PKEY_decrypt(ctx, out, &out_len, in, len)
-                      : EVP_PKEY_encrypt(ctx, out, &out_len, in, len)) == 1;
-    EVP_PKEY_CTX_free(ctx);
-    assert_true(ok);
-    assert_int_equal(out_len, len);
-}
-
-static void make_key(struct test_key *k, unsigned bits, unsigned long e)
-{
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
-    BIGNUM *bn = BN_new();
-    assert_non_null(ctx);
-    assert_non_null(bn);
-    assert_int_equal(BN_set_word(bn, e), 1);
-    int ok =
-        EVP_PKEY_keygen_init(ctx) == 1 && EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, (int)bits) == 1 &&
-        EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx, bn) == 1 && EVP_PKEY_keygen(ctx, &k->pkey) == 1;
-    EVP_PKEY_CTX_free(ctx);
-    assert_true(ok);
-    for (int f = 0; f < NFIELDS; f++) {
-        BIGNUM *v = NULL;
-        assert_int_equal(EVP_PKEY_get_bn_param(k->pkey, field_params[f], &v), 1);
-        k->len[f] = (size_t)BN_num_bytes(v);
-        k->c[f] = malloc(k->len[f] + 1);
-        assert_non_null(k->c[f]);
-        BN_bn2bin(v, k->c[f]);
-        BN_clear_free(v);
-    }
-    /* the bn set into ctx is only read by keygen, ours to free */
-    BN_free(bn);
-    mbc_rsa_priv_components c = key_components(k);
-    assert_int_equal(mbc_rsa_priv_key_new(&k->priv, &c), MBC_OK);
-    assert_int_equal(mbc_rsa_pub_key_new(&k->pub, c.n, c.n_len, c.e, c.e_len), MBC_OK);
+    k->pkey = mbt_ossl_rsa_keygen(bits, e);
+    assert_non_null(k->pkey);
+    assert_int_equal(mbt_ossl_rsa_get_parts(&k->parts, k->pkey, 0), 0);
+    assert_int_equal(mbt_rsa_keys_new(&k->priv, &k->pub, &k->parts), MBC_OK);
     assert_int_equal(mbc_rsa_priv_key_bits(k->priv), bits);
     assert_int_equal(mbc_rsa_pub_key_bits(k->pub), bits);
 }
@@ -119,9 +70,7 @@ static void make_key(struct test_key *k, unsigned bits, unsigned long e)
 static void free_key(struct test_key *k)
 {
     EVP_PKEY_free(k->pkey);
-    for (int f = 0; f < NFIELDS; f++) {
-        free(k->c[f]);
-    }
+    mbt_rsa_parts_free(&k->parts);
     mbc_rsa_priv_key_free(k->priv);
     mbc_rsa_pub_key_free(k->pub);
     memset(k, 0, sizeof(*k));
@@ -136,18 +85,18 @@ static void rand_below(uint8_t *x, const uint8_t *n, size_t len)
 
 static const struct fixture *fixture(void)
 {
-    static const unsigned long exps[NKEYS] = {65537, 3, 17, 65537, 0x100000001ul, 5, 65537, 257};
+    static const uint64_t exps[NKEYS] = {65537, 3, 17, 65537, 0x100000001ull, 5, 65537, 257};
     if (fx.ready) {
         return &fx;
     }
     for (int i = 0; i < NKEYS; i++) {
         make_key(&fx.k[i], 2048, exps[i]);
-        assert_int_equal(fx.k[i].len[F_N], LEN);
+        assert_int_equal(fx.k[i].parts.len[F_N], LEN);
     }
     make_key(&fx.big, 3072, 65537);
     for (int op = 0; op < 2; op++) {
         for (int i = 0; i < NKEYS; i++) {
-            const uint8_t *n = fx.k[i].c[F_N];
+            const uint8_t *n = fx.k[i].parts.c[F_N];
             for (int j = 0; j < NIN; j++) {
                 uint8_t *x = fx.in[op][i][j];
                 if (j == NIN - 2) {
@@ -158,7 +107,8 @@ static const struct fixture *fixture(void)
                 } else {
                     rand_below(x, n, LEN);
                 }
-                ossl_raw(fx.k[i].pkey, op == OP_PRIV, x, fx.ref[op][i][j], LEN);
+                assert_int_equal(
+                    mbt_ossl_rsa_raw(fx.k[i].pkey, op == OP_PRIV, fx.ref[op][i][j], x, LEN), 0);
             }
         }
     }
@@ -453,7 +403,7 @@ static void bad_lane(void **state, enum op op)
             switch (bc->kind) {
             case B_IN_N:
             case B_IN_N_PLUS_1:
-                memcpy(bad_in, f->k[pos].c[F_N], LEN);
+                memcpy(bad_in, f->k[pos].parts.c[F_N], LEN);
                 be_add(bad_in, LEN, bc->kind == B_IN_N_PLUS_1);
                 b->in[pos] = bad_in;
                 break;
@@ -533,7 +483,7 @@ static void test_fault_hook(void **state)
     /* Hooked lanes outside the mask stay EMPTY; an earlier error wins. */
     clean_batch(b, OP_PRIV);
     uint8_t n_in[LEN];
-    memcpy(n_in, fixture()->k[2].c[F_N], LEN);
+    memcpy(n_in, fixture()->k[2].parts.c[F_N], LEN);
     b->in[2] = n_in;
     const unsigned want[MBC_LANES] = {MBC_LANE_FAULT, MBC_LANE_FAULT, MBC_LANE_BAD_PARAM,
                                       MBC_LANE_OK,    MBC_LANE_EMPTY, MBC_LANE_EMPTY,
@@ -684,7 +634,7 @@ static void test_api_single(void **state)
 
         const int plus[] = {0, 1, -1};
         for (size_t i = 0; i < sizeof(plus) / sizeof(plus[0]); i++) {
-            memcpy(in, k->c[F_N], LEN);
+            memcpy(in, k->parts.c[F_N], LEN);
             if (plus[i] < 0) {
                 memset(in, 0xFF, LEN);
             } else {
@@ -713,8 +663,8 @@ static void test_api_single(void **state)
 
     /* The 3072-bit key, against OpenSSL. */
     uint8_t x3[384], y3[384], ref3[384];
-    rand_below(x3, f->big.c[F_N], sizeof(x3));
-    ossl_raw(f->big.pkey, 1, x3, ref3, sizeof(x3));
+    rand_below(x3, f->big.parts.c[F_N], sizeof(x3));
+    assert_int_equal(mbt_ossl_rsa_raw(f->big.pkey, 1, ref3, x3, sizeof(x3)), 0);
     assert_int_equal(mbc_rsa_private_crt(y3, x3, f->big.priv), MBC_OK);
     assert_memory_equal(y3, ref3, sizeof(y3));
     assert_int_equal(mbc_rsa_public(y3, y3, f->big.pub), MBC_OK);
@@ -787,9 +737,9 @@ static const struct ctor_case {
     {"dp of 2048 bits", {{F_DP, S_RAND_BITS, 0, 2048}}, MBC_ERR_KEY_RANGE, NO_PUB},
 };
 
-/* apply: sets c[o->field] to the override's value, built in buf. */
-static void apply(const struct override *o, const struct fixture *f, const uint8_t *c[NFIELDS],
-                  size_t len[NFIELDS], uint8_t *buf, size_t buf_len)
+/* apply: sets p->c[o->field] to the override's value, built in buf. */
+static void apply(const struct override *o, const struct fixture *f, mbt_rsa_parts *p, uint8_t *buf,
+                  size_t buf_len)
 {
     const struct test_key *k = &f->k[0];
     size_t n = 0;
@@ -797,7 +747,7 @@ static void apply(const struct override *o, const struct fixture *f, const uint8
     case S_KEEP:
         return;
     case S_NULL:
-        c[o->field] = NULL;
+        p->c[o->field] = NULL;
         return;
     case S_SMALL:
         n = 4;
@@ -807,10 +757,10 @@ static void apply(const struct override *o, const struct fixture *f, const uint8
         break;
     case S_FIELD_PLUS:
     case S_FIELD_XOR:
-        n = k->len[o->from] + 1;
+        n = k->parts.len[o->from] + 1;
         assert_true(n <= buf_len);
         buf[0] = 0;
-        memcpy(buf + 1, k->c[o->from], n - 1);
+        memcpy(buf + 1, k->parts.c[o->from], n - 1);
         if (o->src == S_FIELD_XOR) {
             buf[n - 1] ^= (uint8_t)o->v;
         } else {
@@ -818,8 +768,8 @@ static void apply(const struct override *o, const struct fixture *f, const uint8
         }
         break;
     case S_OTHER_P:
-        n = f->k[1].len[F_P];
-        memcpy(buf, f->k[1].c[F_P], n);
+        n = f->k[1].parts.len[F_P];
+        memcpy(buf, f->k[1].parts.c[F_P], n);
         break;
     case S_RAND_BITS:
         n = (o->v + 7) / 8;
@@ -832,8 +782,8 @@ static void apply(const struct override *o, const struct fixture *f, const uint8
         }
         break;
     }
-    c[o->field] = buf;
-    len[o->field] = n;
+    p->c[o->field] = buf;
+    p->len[o->field] = n;
 }
 
 static void want_err(mbc_err got, mbc_err want, const char *ctor, const char *name)
@@ -851,14 +801,11 @@ static void test_key_constructors(void **state)
     static char sentinel;
     for (size_t i = 0; i < sizeof(ctor_cases) / sizeof(ctor_cases[0]); i++) {
         const struct ctor_case *cc = &ctor_cases[i];
-        const uint8_t *c[NFIELDS];
-        size_t len[NFIELDS];
-        memcpy(c, f->k[0].c, sizeof(c));
-        memcpy(len, f->k[0].len, sizeof(len));
+        mbt_rsa_parts p = f->k[0].parts; /* the pointers only: apply replaces some */
         for (int o = 0; o < 2; o++) {
-            apply(&cc->ov[o], f, c, len, bufs[o], sizeof(bufs[o]));
+            apply(&cc->ov[o], f, &p, bufs[o], sizeof(bufs[o]));
         }
-        mbc_rsa_priv_components comp = to_components(c, len);
+        mbc_rsa_priv_components comp = mbt_rsa_components(&p);
         mbc_rsa_priv_key *sk = (mbc_rsa_priv_key *)(void *)&sentinel;
         want_err(mbc_rsa_priv_key_new(&sk, &comp), cc->want_priv, "priv_key_new", cc->name);
         if (cc->want_priv != MBC_OK && sk != NULL) {
@@ -869,7 +816,7 @@ static void test_key_constructors(void **state)
             continue;
         }
         mbc_rsa_pub_key *pk = (mbc_rsa_pub_key *)(void *)&sentinel;
-        want_err(mbc_rsa_pub_key_new(&pk, c[F_N], len[F_N], c[F_E], len[F_E]),
+        want_err(mbc_rsa_pub_key_new(&pk, p.c[F_N], p.len[F_N], p.c[F_E], p.len[F_E]),
                  (mbc_err)cc->want_pub, "pub_key_new", cc->name);
         if (cc->want_pub != MBC_OK && pk != NULL) {
             fail_msg("pub_key_new, %s: *key not NULL on error", cc->name);
@@ -878,7 +825,7 @@ static void test_key_constructors(void **state)
     }
 
     /* NULL key pointer and components; free and bits of NULL. */
-    mbc_rsa_priv_components comp = key_components(&f->k[0]);
+    mbc_rsa_priv_components comp = mbt_rsa_components(&f->k[0].parts);
     mbc_rsa_priv_key *sk = (mbc_rsa_priv_key *)(void *)&sentinel;
     mbc_rsa_pub_key *pk = NULL;
     assert_int_equal(mbc_rsa_priv_key_new(NULL, &comp), MBC_ERR_NULL_PARAM);
@@ -892,22 +839,19 @@ static void test_key_constructors(void **state)
     assert_int_equal(mbc_rsa_pub_key_bits(NULL), 0);
 
     /* Leading zero bytes in every component are accepted. */
-    const uint8_t *c[NFIELDS];
-    size_t len[NFIELDS];
-    uint8_t *padded[NFIELDS];
+    mbt_rsa_parts padded;
     for (int i = 0; i < NFIELDS; i++) {
-        len[i] = f->k[0].len[i] + 3;
-        padded[i] = calloc(1, len[i]);
-        assert_non_null(padded[i]);
-        memcpy(padded[i] + 3, f->k[0].c[i], f->k[0].len[i]);
-        c[i] = padded[i];
+        padded.len[i] = f->k[0].parts.len[i] + 3;
+        padded.c[i] = calloc(1, padded.len[i]);
+        assert_non_null(padded.c[i]);
+        memcpy(padded.c[i] + 3, f->k[0].parts.c[i], f->k[0].parts.len[i]);
     }
-    comp = to_components(c, len);
+    comp = mbt_rsa_components(&padded);
     assert_int_equal(mbc_rsa_priv_key_new(&sk, &comp), MBC_OK);
-    assert_int_equal(mbc_rsa_pub_key_new(&pk, c[F_N], len[F_N], c[F_E], len[F_E]), MBC_OK);
-    for (int i = 0; i < NFIELDS; i++) {
-        free(padded[i]);
-    }
+    assert_int_equal(
+        mbc_rsa_pub_key_new(&pk, padded.c[F_N], padded.len[F_N], padded.c[F_E], padded.len[F_E]),
+        MBC_OK);
+    mbt_rsa_parts_free(&padded);
     uint8_t out[LEN];
     assert_int_equal(mbc_rsa_priv_key_bits(sk), 2048);
     assert_int_equal(mbc_rsa_private_crt(out, f->in[OP_PRIV][0][0], sk), MBC_OK);

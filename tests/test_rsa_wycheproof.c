@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/evp.h>
 
+#include "ossl_rsa.h"
 #include "test_util.h"
 
 #define WP_MAX_BYTES 512 /* 4096-bit modulus */
@@ -156,9 +155,6 @@ static int wp_group_size(wp_run *r, wp_group *g, const json_t *group, unsigned b
     return 1;
 }
 
-/* The private key parts, in the order of mbc_rsa_priv_components. */
-#define WP_PARTS 7
-
 /* wp_bit_len: the bit length of a big-endian number. */
 static unsigned wp_bit_len(const uint8_t *a, size_t len)
 {
@@ -175,28 +171,12 @@ static unsigned wp_bit_len(const uint8_t *a, size_t len)
  * the parts. A key with a prime longer than half the modulus is outside the
  * documented limits (MBC_ERR_KEY_SIZE): the group is marked refused.
  */
-static int wp_priv_from_parts(wp_run *r, wp_group *g, const json_t *group, uint8_t *part[WP_PARTS],
-                              const size_t len[WP_PARTS])
+static int wp_priv_from_parts(wp_run *r, wp_group *g, const json_t *group, mbt_rsa_parts *parts)
 {
-    const mbc_rsa_priv_components c = {
-        .n = part[0],
-        .n_len = len[0],
-        .e = part[1],
-        .e_len = len[1],
-        .p = part[2],
-        .p_len = len[2],
-        .q = part[3],
-        .q_len = len[3],
-        .dp = part[4],
-        .dp_len = len[4],
-        .dq = part[5],
-        .dq_len = len[5],
-        .qinv = part[6],
-        .qinv_len = len[6],
-    };
+    const mbc_rsa_priv_components c = mbt_rsa_components(parts);
     mbc_err err = mbc_rsa_priv_key_new(&g->priv, &c);
     const unsigned half = (unsigned)json_integer_value(json_object_get(group, "keySize")) / 2;
-    const unsigned pbits = wp_bit_len(part[2], len[2]), qbits = wp_bit_len(part[3], len[3]);
+    const unsigned pbits = wp_bit_len(c.p, c.p_len), qbits = wp_bit_len(c.q, c.q_len);
     int ok = err == MBC_OK;
     if (err == MBC_ERR_KEY_SIZE && (pbits > half || qbits > half)) {
         print_message("# %s tcId %ld: key with %u/%u-bit primes refused (MBC_ERR_KEY_SIZE, "
@@ -209,11 +189,9 @@ static int wp_priv_from_parts(wp_run *r, wp_group *g, const json_t *group, uint8
         wp_fail(r, wp_first_tcid(group), "mbc_rsa_priv_key_new: %s", mbc_err_str(err));
     } else {
         ok = wp_group_size(r, g, group, mbc_rsa_priv_key_bits(g->priv)) &&
-             mbt_left_pad(g->n, g->bits / 8, part[0], len[0]);
+             mbt_left_pad(g->n, g->bits / 8, c.n, c.n_len);
     }
-    for (int i = 0; i < WP_PARTS; i++) {
-        free(part[i]);
-    }
+    mbt_rsa_parts_free(parts);
     return ok;
 }
 
@@ -286,15 +264,6 @@ static const wp_kind kind_verify = {0, 0, verify_group_init, verify_prepare, ver
 /* The key comes from privateKeyPkcs8, parsed by OpenSSL. */
 static int sign_group_init(wp_run *r, wp_group *g, const json_t *group)
 {
-    static const char *const names[WP_PARTS] = {
-        OSSL_PKEY_PARAM_RSA_N,
-        OSSL_PKEY_PARAM_RSA_E,
-        OSSL_PKEY_PARAM_RSA_FACTOR1,
-        OSSL_PKEY_PARAM_RSA_FACTOR2,
-        OSSL_PKEY_PARAM_RSA_EXPONENT1,
-        OSSL_PKEY_PARAM_RSA_EXPONENT2,
-        OSSL_PKEY_PARAM_RSA_COEFFICIENT1,
-    };
     const long tcid = wp_first_tcid(group);
     if (!wp_group_hash(r, g, group, tcid)) {
         return 0;
@@ -308,30 +277,19 @@ static int sign_group_init(wp_run *r, wp_group *g, const json_t *group)
         wp_fail(r, tcid, "OpenSSL cannot parse privateKeyPkcs8");
         return 0;
     }
-    uint8_t *part[WP_PARTS] = {0};
-    size_t len[WP_PARTS] = {0};
-    int ok = 1;
-    for (int i = 0; i < WP_PARTS; i++) {
-        BIGNUM *bn = NULL;
-        if (EVP_PKEY_get_bn_param(pkey, names[i], &bn) != 1) {
-            wp_fail(r, tcid, "privateKeyPkcs8 lacks %s", names[i]);
-            ok = 0;
-            continue;
-        }
-        len[i] = (size_t)BN_num_bytes(bn);
-        part[i] = malloc(len[i] + 1);
-        assert_non_null(part[i]);
-        BN_bn2bin(bn, part[i]);
-        BN_free(bn);
-    }
+    mbt_rsa_parts parts;
+    const int ok = mbt_ossl_rsa_get_parts(&parts, pkey, 0) == 0;
     EVP_PKEY_free(pkey);
     if (!ok) {
-        for (int i = 0; i < WP_PARTS; i++) {
-            free(part[i]);
+        for (int i = 0; i < MBT_RSA_NUM_PARTS; i++) {
+            if (parts.c[i] == NULL) {
+                wp_fail(r, tcid, "privateKeyPkcs8 lacks %s", mbt_ossl_rsa_part_name(i));
+            }
         }
+        mbt_rsa_parts_free(&parts);
         return 0;
     }
-    return wp_priv_from_parts(r, g, group, part, len);
+    return wp_priv_from_parts(r, g, group, &parts);
 }
 
 /* hash(msg) -> EMSA-PKCS1-v1_5 encoding, the lane input. */
@@ -370,16 +328,15 @@ static const wp_kind kind_sign = {1, 1, sign_group_init, sign_prepare, sign_judg
 /* The key comes from the privateKey fields (BigInt hex). */
 static int decrypt_group_init(wp_run *r, wp_group *g, const json_t *group)
 {
-    static const char *const names[WP_PARTS] = {
+    static const char *const names[MBT_RSA_NUM_PARTS] = {
         "modulus", "publicExponent", "prime1", "prime2", "exponent1", "exponent2", "coefficient",
     };
     const json_t *sk = json_object_get(group, "privateKey");
-    uint8_t *part[WP_PARTS];
-    size_t len[WP_PARTS];
-    for (int i = 0; i < WP_PARTS; i++) {
-        part[i] = mbt_json_hex(sk, names[i], &len[i]);
+    mbt_rsa_parts parts;
+    for (int i = 0; i < MBT_RSA_NUM_PARTS; i++) {
+        parts.c[i] = mbt_json_hex(sk, names[i], &parts.len[i]);
     }
-    return wp_priv_from_parts(r, g, group, part, len);
+    return wp_priv_from_parts(r, g, group, &parts);
 }
 
 static int decrypt_prepare(wp_run *r, wp_lane *lane)

@@ -8,8 +8,9 @@
 # or through sudo). "test" builds and runs the suite twice: a gcc release
 # build, and a clang-14 build with AddressSanitizer + UndefinedBehaviorSanitizer;
 # then the constant-time check (tests/ct) in a clang-14 MemorySanitizer build
-# (build-msan, about a minute); it ends with one line "N passed, N failed,
-# N skipped".
+# (build-msan, about a minute), and the lane manager's threads test in a
+# clang-14 ThreadSanitizer build (build-tsan, only that test and its control,
+# about 20 s); it ends with one line "N passed, N failed, N skipped".
 # Environment: MBC_VECTORS_DIR (default ../shared/vectors beside the source
 # tree), MBC_TEST_SOAK=1 for the long differential runs, MBC_JOBS.
 set -euo pipefail
@@ -79,6 +80,11 @@ test)
         -Dbuildtype=debugoptimized -Db_sanitize=memory -Db_lundef=false -Dvaes=disabled \
         -Dc_args=-Wno-pass-failed
     ninja -C build-msan -j "$jobs"
+    # ThreadSanitizer: only the suite 'tsan' (the lane manager's threads test and
+    # a deliberate race that must be reported), so only their targets are built.
+    CC=clang-14 configure build-tsan -Dtests=true -Dbench=false -Dbuildtype=debugoptimized \
+        -Db_sanitize=thread -Db_lundef=false
+    ninja -C build-tsan -j "$jobs" tests/test_sched_threads tests/test_sched_tsan_control
     status=0
     meson test -C build --num-processes "$jobs" --print-errorlogs || status=1
     MBC_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -86,9 +92,12 @@ test)
         meson test -C build-asan --num-processes "$jobs" --timeout-multiplier 3 \
         --print-errorlogs || status=1
     meson test -C build-msan --suite ct --num-processes "$jobs" --print-errorlogs || status=1
+    TSAN_OPTIONS=halt_on_error=1 meson test -C build-tsan --suite tsan --no-rebuild \
+        --num-processes "$jobs" --print-errorlogs || status=1
     python3 tools/test_summary.py gcc-release=build/meson-logs/testlog.json \
         clang-asan-ubsan=build-asan/meson-logs/testlog.json \
-        clang-msan-ct=build-msan/meson-logs/testlog.json || status=1
+        clang-msan-ct=build-msan/meson-logs/testlog.json \
+        clang-tsan=build-tsan/meson-logs/testlog.json || status=1
     exit $status
     ;;
 *)
