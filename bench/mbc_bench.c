@@ -1,865 +1,1406 @@
 /*
- * mbc_bench.c - throughput of mbcrypto next to OpenSSL, in one run.
+ * mbc_bench.c - mbcrypto next to OpenSSL and intel-ipsec-mb: the command
+ * line, the case table and the reports. See --help and README.md.
  *
- * What it measures: for every selected benchmark case (e.g. rsa2048) and
- * each of its operations (e.g. private, public), the operations per second
- * of mbcrypto and of a peer (OpenSSL 3.0 libcrypto), and their ratio.
- *
- * How: a case's setup builds the keys and inputs once (RSA keys come from
- * OpenSSL's key generator) and checks that mbcrypto and the peer compute the
- * same results before anything is timed. A measurement then calls one run
- * function repeatedly, reading CLOCK_MONOTONIC after every call, until
- * --seconds have elapsed; ops/s = operations done / elapsed time. Each
- * mbcrypto call does 8 operations (all 8 lanes active); each peer call does
- * one, the way an application without batching would. A short warm-up
- * precedes every measurement, and with --reps N the median of N measurements
- * is reported. Results are single-threaded and most stable when the process
- * is pinned to one core (taskset -c 1 mbc_bench ...).
- *
- * New algorithms slot in as one more row in the cases[] table: a name, a
- * setup/teardown pair and a list of operations, each with an mbcrypto and a
- * peer run function.
+ * Three kinds of tables, each run per --impl:
+ *  - RSA (bench_rsa.c): operations/s of mbcrypto's 8-lane calls (all lanes
+ *    full) next to OpenSSL's one operation per call, like openssl speed rsa.
+ *  - AES-GCM (bench_gcm.c): MB/s by message size for mbcrypto, OpenSSL and
+ *    intel-ipsec-mb, like openssl speed -evp aes-128-gcm.
+ *  - --concurrency: K requests in flight through the lane manager (closed
+ *    loop), ops/s and latency percentiles per K, next to OpenSSL serving the
+ *    same requests one at a time, the raw 8-lane kernel and the library's
+ *    single-request call, with the issue's targets checked.
+ * Numbers go to stdout (a table, or with --json one JSON document); progress
+ * and errors to stderr. Every timed result is verified (see the workload
+ * files); a case whose check fails is aborted and the exit status is 1.
  */
-#include <getopt.h>
+#include <ctype.h>
 #include <inttypes.h>
-#include <stdio.h>
+#include <stdarg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-#include <openssl/rsa.h>
 
-#if MBT_HAVE_IPSEC_MB
-#include <intel-ipsec-mb.h>
-#endif
-
-#include "mbcrypto.h"
+#include "bench.h"
 
 /* ------------------------------------------------------------------------ */
-/* The case table                                                            */
+/* Cases                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* bench_fn: one call of the measured operation; returns operations done. */
-typedef unsigned (*bench_fn)(void *state);
+enum family { FAM_RSA, FAM_GCM };
 
-/* bench_op: one operation of a case, measured once per implementation. */
-typedef struct bench_op {
-    const char *label;  /* "private", "public" */
-    bench_fn run_mbc;   /* mbcrypto: one batch call */
-    bench_fn run_peer;  /* peer: one call */
-    bench_fn run_peer2; /* second peer (intel-ipsec-mb) or NULL */
-} bench_op;
-
-/*
- * bench_case: one selectable benchmark. setup(param) returns the state every
- * run function of ops gets, after checking mbcrypto against the peer; it
- * exits the program on any failure. teardown(state) frees it.
- */
-typedef struct bench_case {
+typedef struct case_def {
     const char *name;
-    unsigned param;
-    void *(*setup)(unsigned param);
-    void (*teardown)(void *state);
-    const bench_op *ops;
-    size_t num_ops;
-    size_t bytes;   /* bytes per operation: rows in GB/s; 0: rows in ops/s */
-    int in_default; /* part of the default suite (no case named) */
-} bench_case;
+    enum family fam;
+    unsigned bits;
+    size_t bytes; /* AES-GCM message size */
+    int in_default;
+} case_def;
 
-/* bench_opts: the command line. */
-typedef struct bench_opts {
-    double seconds;
-    unsigned reps;
-    int best; /* --best: report the best of the reps instead of the median */
-} bench_opts;
+static const char *const fam_ops[2][2] = {{"private", "public"}, {"encrypt", "decrypt"}};
 
-/* die: reports a fatal error (with OpenSSL's error queue) and exits 1. */
-static void die(const char *what)
+/* clang-format off */
+#define GCM_CASE(bits, size, d) {"aes" #bits "gcm-" #size, FAM_GCM, bits, size, d}
+#define GCM_SIZES(bits, d64, d1k, d16k)                                                   \
+    GCM_CASE(bits, 16, 0), GCM_CASE(bits, 64, d64), GCM_CASE(bits, 256, 0),               \
+    GCM_CASE(bits, 1024, d1k), GCM_CASE(bits, 8192, 0), GCM_CASE(bits, 16384, d16k),      \
+    GCM_CASE(bits, 65536, 0)
+
+/* cases: every benchmark, in the order they run. in_default: part of the
+ * default suite (every RSA size; AES-GCM at a few sizes). */
+static const case_def cases[] = {
+    {"rsa2048", FAM_RSA, 2048, 0, 1},
+    {"rsa3072", FAM_RSA, 3072, 0, 1},
+    {"rsa4096", FAM_RSA, 4096, 0, 1},
+    GCM_SIZES(128, 1, 1, 1),
+    GCM_SIZES(192, 0, 0, 0),
+    GCM_SIZES(256, 1, 0, 1),
+};
+/* clang-format on */
+#define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
+#define ALL_OPS 3u
+
+/* The default suite's short concurrency table. */
+static const unsigned default_suite_k[] = {1, 2, 8, 64};
+static const unsigned default_k[] = {1, 2, 4, 8, 16, 64};
+
+/* ------------------------------------------------------------------------ */
+/* Implementations (--impl)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* impl_choice: a name, the family it names (-1: every family) and the
+ * features removed to get it (features can only be removed). */
+typedef struct impl_choice {
+    const char *name;
+    int alg;
+    uint64_t remove;
+} impl_choice;
+
+static const impl_choice impl_choices[] = {
+    {"auto", -2, 0},
+    {"c", -1, ~0ull},
+    {"ifma", MBC_ALG_RSA, 0},
+    {"vaes512", MBC_ALG_GCM, 0},
+    {"aesni", MBC_ALG_GCM, MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ},
+};
+#define NUM_IMPL_CHOICES (sizeof(impl_choices) / sizeof(impl_choices[0]))
+#define MAX_PASSES 8
+
+/* ------------------------------------------------------------------------ */
+/* State of the run                                                          */
+/* ------------------------------------------------------------------------ */
+
+static bench_opts g_opts = {
+    .seconds = 0.4,
+    .reps = 3,
+    .threads = 1,
+    .keys = 1,
+    .peers = 0,
+};
+static unsigned g_sel[NUM_CASES]; /* ops selected per case */
+static const impl_choice *g_passes[MAX_PASSES];
+static size_t g_num_passes;
+static int g_concurrency;   /* --concurrency given */
+static int g_default_suite; /* no case named and no --concurrency */
+static unsigned g_failures;
+static size_t g_items_total, g_items_done;
+static double g_started;
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------ */
+
+static double now_s(void)
 {
-    fprintf(stderr, "mbc_bench: FATAL: %s\n", what);
-    ERR_print_errors_fp(stderr);
-    exit(1);
+    return (double)bench_now_ns() * 1e-9;
 }
 
-/* check_status: exits unless every lane of st is MBC_LANE_OK. */
-static void check_status(mbc_status st, const char *what)
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* out: table text on stdout, unless --json. */
+static void out(const char *fmt, ...)
 {
-    if (mbc_status_ok_mask(st) == MBC_LANE_MASK_ALL) {
+    if (g_opts.json) {
         return;
     }
-    fprintf(stderr, "mbc_bench: FATAL: %s returned status 0x%08" PRIx32 ":", what, st);
-    for (unsigned lane = 0; lane < MBC_LANES; lane++) {
-        fprintf(stderr, " %u=%s", lane, mbc_lane_code_str(mbc_lane_code(st, lane)));
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
+
+static void progress(size_t items, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* progress: one line on stderr before measuring 'items' items. */
+static void progress(size_t items, const char *fmt, ...)
+{
+    if (g_opts.quiet) {
+        g_items_done += items;
+        return;
     }
+    double left = bench_estimate(g_items_total - g_items_done, &g_opts);
+    fprintf(stderr, "mbc_bench: [%zu/%zu, ~%.0f s left] ", g_items_done + 1, g_items_total, left);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\n");
-    exit(1);
+    g_items_done += items;
+}
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* usage_error: a command-line mistake; exits 2. */
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mbc_bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see mbc_bench --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+/* failed: one aborted case (reason already on stderr). */
+static void failed(const char *case_name, const char *op)
+{
+    g_failures++;
+    fprintf(stderr, "mbc_bench: ERROR: %s%s%s aborted: verification or setup failed\n", case_name,
+            op != NULL ? " " : "", op != NULL ? op : "");
+    out("%s%s%s: FAILED (see stderr)\n", case_name, op != NULL ? " " : "", op != NULL ? op : "");
+    if (g_opts.json) {
+        json_obj_begin(NULL);
+        json_str("kind", "failure");
+        json_str("case", case_name);
+        json_str("op", op);
+        json_obj_end();
+    }
+}
+
+/* fmt_num: a rate or a latency in 9 characters with 4+ significant digits. */
+static const char *fmt_num(char *buf, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, 16, "%9s", "-");
+    } else if (v >= 1e5) {
+        snprintf(buf, 16, "%9.0f", v);
+    } else if (v >= 100) {
+        snprintf(buf, 16, "%9.1f", v);
+    } else {
+        snprintf(buf, 16, "%9.2f", v);
+    }
+    return buf;
+}
+
+static const char *fmt_ratio(char *buf, double v)
+{
+    if (!isfinite(v) || v <= 0) {
+        snprintf(buf, 16, "%7s", "-");
+    } else {
+        snprintf(buf, 16, "%6.2fx", v);
+    }
+    return buf;
+}
+
+static const char *size_label(char *buf, size_t bytes)
+{
+    if (bytes >= 1024 && bytes % 1024 == 0) {
+        snprintf(buf, 16, "%zu KiB", bytes / 1024);
+    } else {
+        snprintf(buf, 16, "%zu B", bytes);
+    }
+    return buf;
+}
+
+static int peer(unsigned p)
+{
+    return (g_opts.peers & p) != 0;
+}
+
+static double g_min_share = 1.0; /* lowest CPU share of any measurement */
+
+/* measure: measure_items, keeping track of the CPU share. */
+static int measure(bench_item *items, size_t n)
+{
+    int rc = measure_items(items, n, &g_opts);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        g_min_share = fmin(g_min_share, items[i].res.cpu_share);
+    }
+    return rc;
+}
+
+/* mk_item: a bench_item with no result yet. */
+static bench_item mk_item(const char *label, run_fn fn, const void *arg, void *const *ts,
+                          int latency, int queue)
+{
+    bench_item it;
+    memset(&it, 0, sizeof(it));
+    it.label = label;
+    it.fn = fn;
+    it.arg = arg;
+    it.ts = ts;
+    it.latency = latency;
+    it.queue = queue;
+    return it;
+}
+
+/* json_threads: the thread fields of a JSON record. */
+static void json_threads(const item_result *r)
+{
+    json_int("threads", g_opts.threads);
+    if (g_opts.threads > 1) {
+        json_arr_begin("per_thread_ops_per_s");
+        for (unsigned t = 0; t < g_opts.threads; t++) {
+            json_num(NULL, r->per_thread[t]);
+        }
+        json_arr_end();
+        json_stat("one_thread_ops_per_s", &r->rate1);
+        json_num("scaling", r->scaling);
+    }
+}
+
+/* json_result_head: the fields every measurement record starts with. */
+static void json_result_head(const char *kind, const char *case_name, const char *op,
+                             const char *impl, const char *kernel, const item_result *r)
+{
+    json_obj_begin(NULL);
+    json_str("kind", kind);
+    json_str("case", case_name);
+    json_str("op", op);
+    json_str("impl", impl);
+    json_str("kernel", kernel);
+    json_stat("ops_per_s", &r->rate);
+    json_num("spread_pct", r->spread);
+    json_num("cpu_share", r->cpu_share);
+    json_threads(r);
 }
 
 /* ------------------------------------------------------------------------ */
-/* RSA                                                                       */
+/* Thread scaling table (--threads N > 1)                                    */
 /* ------------------------------------------------------------------------ */
 
-#define RSA_MAX_BYTES 512
+#define MAX_SCALING_ROWS 256
 
-typedef struct rsa_state {
-    unsigned bits;
-    size_t len; /* modulus bytes */
-    EVP_PKEY *pkey;
-    EVP_PKEY_CTX *peer_priv; /* EVP_PKEY_decrypt, RSA_NO_PADDING */
-    EVP_PKEY_CTX *peer_pub;  /* EVP_PKEY_encrypt, RSA_NO_PADDING */
-    unsigned peer_next;      /* the peer cycles through the 8 inputs */
-    mbc_rsa_priv_key *priv;
-    mbc_rsa_pub_key *pub;
-    const mbc_rsa_priv_key *priv_lanes[MBC_LANES];
-    const mbc_rsa_pub_key *pub_lanes[MBC_LANES];
-    const uint8_t *in_lanes[MBC_LANES];
-    uint8_t *out_lanes[MBC_LANES];
-    uint8_t in[MBC_LANES][RSA_MAX_BYTES];
-    uint8_t out[MBC_LANES][RSA_MAX_BYTES];
-    uint8_t peer_out[RSA_MAX_BYTES];
-} rsa_state;
+typedef struct scaling_row {
+    char label[64];
+    double unit; /* multiplier from ops/s to the shown unit */
+    item_result r;
+} scaling_row;
 
-/* rsa_keygen: a fresh OpenSSL RSA key of bits bits with e = 65537. */
-static EVP_PKEY *rsa_keygen(unsigned bits)
+static scaling_row g_scaling[MAX_SCALING_ROWS];
+static size_t g_num_scaling;
+
+static void scaling_add(const char *label, double unit, const item_result *r)
 {
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
-    BIGNUM *e = BN_new();
-    EVP_PKEY *pkey = NULL;
-    if (ctx == NULL || e == NULL || !BN_set_word(e, 65537) || EVP_PKEY_keygen_init(ctx) <= 0 ||
-        EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, (int)bits) <= 0 ||
-        EVP_PKEY_CTX_set1_rsa_keygen_pubexp(ctx, e) <= 0 || EVP_PKEY_keygen(ctx, &pkey) <= 0) {
-        die("OpenSSL RSA key generation failed");
+    if (g_opts.threads < 2 || g_num_scaling == MAX_SCALING_ROWS) {
+        return;
     }
-    BN_free(e);
-    EVP_PKEY_CTX_free(ctx);
-    return pkey;
+    scaling_row *s = &g_scaling[g_num_scaling++];
+    snprintf(s->label, sizeof(s->label), "%s", label);
+    s->unit = unit;
+    s->r = *r;
 }
 
-/* rsa_param: the key parameter name of pkey as len big-endian bytes. */
-static void rsa_param(uint8_t *buf, size_t len, const EVP_PKEY *pkey, const char *name)
+static void scaling_print(const char *unit_name)
 {
-    BIGNUM *bn = NULL;
-    if (!EVP_PKEY_get_bn_param(pkey, name, &bn) || BN_bn2binpad(bn, buf, (int)len) < 0) {
-        die(name);
+    if (g_num_scaling == 0) {
+        return;
     }
-    BN_clear_free(bn);
-}
-
-/* rsa_mbc_keys: builds s->priv and s->pub from the OpenSSL key s->pkey. */
-static void rsa_mbc_keys(rsa_state *s)
-{
-    /* Every field padded to the modulus size: leading zeros are allowed. */
-    static const char *const names[7] = {
-        OSSL_PKEY_PARAM_RSA_N,
-        OSSL_PKEY_PARAM_RSA_E,
-        OSSL_PKEY_PARAM_RSA_FACTOR1,
-        OSSL_PKEY_PARAM_RSA_FACTOR2,
-        OSSL_PKEY_PARAM_RSA_EXPONENT1,
-        OSSL_PKEY_PARAM_RSA_EXPONENT2,
-        OSSL_PKEY_PARAM_RSA_COEFFICIENT1,
-    };
-    uint8_t f[7][RSA_MAX_BYTES];
-    for (size_t i = 0; i < 7; i++) {
-        rsa_param(f[i], s->len, s->pkey, names[i]);
+    char a[16], b[16], c[16];
+    out("\nthread scaling (%s): %u threads, each pinned to its own CPU, vs one thread alone\n",
+        unit_name, g_opts.threads);
+    out("%-34s %9s %9s  %-24s %7s\n", "", "1 thread", "total", "per thread", "scaling");
+    for (size_t i = 0; i < g_num_scaling; i++) {
+        const scaling_row *s = &g_scaling[i];
+        char per[128] = "";
+        size_t at = 0;
+        for (unsigned t = 0; t < g_opts.threads && at < sizeof(per) - 16; t++) {
+            at += (size_t)snprintf(per + at, sizeof(per) - at, "%s%.1f", t ? " " : "",
+                                   s->r.per_thread[t] * s->unit);
+        }
+        out("%-34s %s %s  %-24s %s\n", s->label, fmt_num(a, s->r.rate1.med * s->unit),
+            fmt_num(b, s->r.rate.med * s->unit), per, fmt_ratio(c, s->r.scaling));
     }
-    const mbc_rsa_priv_components c = {
-        .n = f[0],
-        .n_len = s->len,
-        .e = f[1],
-        .e_len = s->len,
-        .p = f[2],
-        .p_len = s->len,
-        .q = f[3],
-        .q_len = s->len,
-        .dp = f[4],
-        .dp_len = s->len,
-        .dq = f[5],
-        .dq_len = s->len,
-        .qinv = f[6],
-        .qinv_len = s->len,
-    };
-    mbc_err err = mbc_rsa_priv_key_new(&s->priv, &c);
-    if (err != MBC_OK) {
-        die(mbc_err_str(err));
-    }
-    err = mbc_rsa_pub_key_new(&s->pub, f[0], s->len, f[1], s->len);
-    if (err != MBC_OK) {
-        die(mbc_err_str(err));
-    }
-    OPENSSL_cleanse(f, sizeof(f));
+    g_num_scaling = 0;
 }
 
-/* rsa_peer_ctx: an EVP_PKEY_CTX ready for raw decrypt or encrypt calls. */
-static EVP_PKEY_CTX *rsa_peer_ctx(EVP_PKEY *pkey, int (*init)(EVP_PKEY_CTX *))
-{
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-    if (ctx == NULL || init(ctx) <= 0 || EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_NO_PADDING) <= 0) {
-        die("OpenSSL RSA context setup failed");
-    }
-    return ctx;
-}
+/* ------------------------------------------------------------------------ */
+/* RSA throughput                                                            */
+/* ------------------------------------------------------------------------ */
 
-/* rsa_peer_call: one raw peer operation on input lane; result in s->peer_out. */
-static void rsa_peer_call(rsa_state *s, int decrypt, unsigned lane)
+static void rsa_section(void)
 {
-    size_t out_len = s->len;
-    int ok = decrypt ? EVP_PKEY_decrypt(s->peer_priv, s->peer_out, &out_len, s->in[lane], s->len)
-                     : EVP_PKEY_encrypt(s->peer_pub, s->peer_out, &out_len, s->in[lane], s->len);
-    if (ok <= 0 || out_len != s->len) {
-        die("OpenSSL raw RSA operation failed");
-    }
-}
-
-static unsigned rsa_mbc_private(void *state)
-{
-    rsa_state *s = state;
-    check_status(mbc_rsa_private_crt_mb8(s->out_lanes, s->in_lanes, s->priv_lanes, s->bits,
-                                         MBC_LANE_MASK_ALL),
-                 "mbc_rsa_private_crt_mb8");
-    return MBC_LANES;
-}
-
-static unsigned rsa_mbc_public(void *state)
-{
-    rsa_state *s = state;
-    check_status(
-        mbc_rsa_public_mb8(s->out_lanes, s->in_lanes, s->pub_lanes, s->bits, MBC_LANE_MASK_ALL),
-        "mbc_rsa_public_mb8");
-    return MBC_LANES;
-}
-
-static unsigned rsa_peer_private(void *state)
-{
-    rsa_state *s = state;
-    rsa_peer_call(s, 1, s->peer_next++ % MBC_LANES);
-    return 1;
-}
-
-static unsigned rsa_peer_public(void *state)
-{
-    rsa_state *s = state;
-    rsa_peer_call(s, 0, s->peer_next++ % MBC_LANES);
-    return 1;
-}
-
-/* rsa_check: one mbcrypto batch call must match the peer in every lane. */
-static void rsa_check(rsa_state *s, bench_fn run_mbc, int decrypt, const char *what)
-{
-    run_mbc(s);
-    for (unsigned lane = 0; lane < MBC_LANES; lane++) {
-        rsa_peer_call(s, decrypt, lane);
-        if (memcmp(s->out[lane], s->peer_out, s->len) != 0) {
-            fprintf(stderr, "mbc_bench: FATAL: RSA-%u %s: lane %u differs from OpenSSL\n", s->bits,
-                    what, lane);
-            exit(1);
+    int header = 0;
+    for (size_t ci = 0; ci < NUM_CASES; ci++) {
+        const case_def *cd = &cases[ci];
+        if (cd->fam != FAM_RSA || g_sel[ci] == 0) {
+            continue;
+        }
+        if (!header) {
+            out("\nRSA, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
+                "one operation per call\n",
+                mbc_impl_name(MBC_ALG_RSA));
+            out("%-14s", "");
+            for (unsigned op = 0; op < 2; op++) {
+                out(" %9s", op == 0 ? "private/s" : "public/s");
+                if (peer(PEER_OPENSSL)) {
+                    out(" %9s %7s", "openssl/s", "ratio");
+                }
+                out(" ");
+            }
+            out("%7s\n", "spread");
+            header = 1;
+        }
+        rsa_case *c = rsa_case_new(cd->bits, &g_opts);
+        if (c == NULL) {
+            for (unsigned op = 0; op < 2; op++) {
+                g_items_done += (g_sel[ci] >> op & 1u) * (peer(PEER_OPENSSL) ? 2 : 1);
+            }
+            failed(cd->name, NULL);
+            continue;
+        }
+        item_result res[2][2]; /* [op][mbcrypto, openssl] */
+        int ok[2] = {0, 0};
+        rsa_arg args[2] = {{RSA_OP_PRIVATE, 0}, {RSA_OP_PUBLIC, 0}};
+        for (unsigned op = 0; op < 2; op++) {
+            if (!(g_sel[ci] & (1u << op))) {
+                continue;
+            }
+            bench_item items[2] = {
+                mk_item("mbcrypto", rsa_run_mb8, &args[op], rsa_case_threads(c), 0, 0),
+                mk_item("openssl", rsa_run_ossl, &args[op], rsa_case_threads(c), 0, 0),
+            };
+            size_t n = peer(PEER_OPENSSL) ? 2 : 1;
+            progress(n, "%s %s", cd->name, fam_ops[FAM_RSA][op]);
+            if (measure(items, n) != 0) {
+                failed(cd->name, fam_ops[FAM_RSA][op]);
+                continue;
+            }
+            ok[op] = 1;
+            res[op][0] = items[0].res;
+            res[op][1] = items[1].res;
+        }
+        rsa_case_free(c);
+        if (!ok[0] && !ok[1]) {
+            continue;
+        }
+        char label[32], a[16], b[16], r[16];
+        snprintf(label, sizeof(label), "rsa %u bits", cd->bits);
+        out("%-14s", label);
+        double spread = 0;
+        for (unsigned op = 0; op < 2; op++) {
+            if (!ok[op]) {
+                out(" %9s", "-");
+                if (peer(PEER_OPENSSL)) {
+                    out(" %9s %7s", "-", "-");
+                }
+                out(" ");
+                continue;
+            }
+            out(" %s", fmt_num(a, res[op][0].rate.med));
+            spread = fmax(spread, res[op][0].spread);
+            if (peer(PEER_OPENSSL)) {
+                out(" %s %s", fmt_num(b, res[op][1].rate.med),
+                    fmt_ratio(r, res[op][0].rate.med / res[op][1].rate.med));
+                spread = fmax(spread, res[op][1].spread);
+            }
+            out(" ");
+        }
+        if (g_opts.reps > 1) {
+            out("%6.1f%%\n", spread);
+        } else {
+            out("%7s\n", "-");
+        }
+        fflush(stdout);
+        for (unsigned op = 0; op < 2; op++) {
+            if (!ok[op]) {
+                continue;
+            }
+            char sl[64];
+            snprintf(sl, sizeof(sl), "%s %s mbcrypto", cd->name, fam_ops[FAM_RSA][op]);
+            scaling_add(sl, 1, &res[op][0]);
+            if (g_opts.json) {
+                json_result_head("throughput", cd->name, fam_ops[FAM_RSA][op], "mbcrypto",
+                                 mbc_impl_name(MBC_ALG_RSA), &res[op][0]);
+                json_str("path", "mbc_rsa_*_mb8, 8 lanes");
+                if (peer(PEER_OPENSSL)) {
+                    json_num("vs_openssl", res[op][0].rate.med / res[op][1].rate.med);
+                }
+                json_obj_end();
+            }
+            if (peer(PEER_OPENSSL)) {
+                snprintf(sl, sizeof(sl), "%s %s openssl", cd->name, fam_ops[FAM_RSA][op]);
+                scaling_add(sl, 1, &res[op][1]);
+                if (g_opts.json) {
+                    json_result_head("throughput", cd->name, fam_ops[FAM_RSA][op], "openssl",
+                                     OpenSSL_version(OPENSSL_VERSION), &res[op][1]);
+                    json_str("path", "EVP_PKEY_decrypt/encrypt, RSA_NO_PADDING, one op per call");
+                    json_obj_end();
+                }
+            }
         }
     }
+    scaling_print("operations/s");
 }
 
-static void *rsa_setup(unsigned bits)
+/* ------------------------------------------------------------------------ */
+/* AES-GCM throughput                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define GCM_NUM_SIZES 7
+
+static const size_t gcm_sizes[GCM_NUM_SIZES] = {16, 64, 256, 1024, 8192, 16384, 65536};
+
+static void gcm_block(unsigned bits)
 {
-    rsa_state *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        die("out of memory");
-    }
-    s->bits = bits;
-    s->len = bits / 8;
-    fprintf(stderr, "mbc_bench: generating an RSA-%u key with OpenSSL...\n", bits);
-    s->pkey = rsa_keygen(bits);
-    rsa_mbc_keys(s);
-    s->peer_priv = rsa_peer_ctx(s->pkey, EVP_PKEY_decrypt_init);
-    s->peer_pub = rsa_peer_ctx(s->pkey, EVP_PKEY_encrypt_init);
-    for (unsigned lane = 0; lane < MBC_LANES; lane++) {
-        if (RAND_bytes(s->in[lane], (int)s->len) != 1) {
-            die("RAND_bytes failed");
+    /* Sizes selected for any key size: the columns of every block. */
+    int col[GCM_NUM_SIZES] = {0};
+    int any = 0;
+    for (size_t ci = 0; ci < NUM_CASES; ci++) {
+        if (cases[ci].fam != FAM_GCM || g_sel[ci] == 0) {
+            continue;
         }
-        s->in[lane][0] = 0; /* below n, whose top bit is set */
-        s->priv_lanes[lane] = s->priv;
-        s->pub_lanes[lane] = s->pub;
-        s->in_lanes[lane] = s->in[lane];
-        s->out_lanes[lane] = s->out[lane];
+        for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+            col[s] |= cases[ci].bytes == gcm_sizes[s];
+        }
+        any |= cases[ci].bits == bits;
     }
-    rsa_check(s, rsa_mbc_private, 1, "private");
-    rsa_check(s, rsa_mbc_public, 0, "public");
-    return s;
-}
-
-static void rsa_teardown(void *state)
-{
-    rsa_state *s = state;
-    mbc_rsa_priv_key_free(s->priv);
-    mbc_rsa_pub_key_free(s->pub);
-    EVP_PKEY_CTX_free(s->peer_priv);
-    EVP_PKEY_CTX_free(s->peer_pub);
-    EVP_PKEY_free(s->pkey);
-    OPENSSL_cleanse(s, sizeof(*s));
-    free(s);
-}
-
-static const bench_op rsa_ops[] = {
-    {"private", rsa_mbc_private, rsa_peer_private, NULL},
-    {"public", rsa_mbc_public, rsa_peer_public, NULL},
-};
-
-#define NUM_RSA_OPS (sizeof(rsa_ops) / sizeof(rsa_ops[0]))
-
-/* ------------------------------------------------------------------------ */
-/* AES-GCM                                                                   */
-/* ------------------------------------------------------------------------ */
-
-/*
- * One operation = one one-shot seal (or open, tag checked) of a message of
- * the case's size with a 12-byte IV, no AAD and a 16-byte tag, key set up
- * once. OpenSSL: EVP with the key set once, IV, update, final and tag per
- * message. intel-ipsec-mb: its one-shot IMB_AESxxx_GCM_ENC/DEC on the
- * architecture init_mb_mgr_auto() picks. Small messages are done in runs of
- * 'batch' calls per run function (each call one complete operation), so that
- * reading the clock after each run costs the same small share to everyone.
- */
-#define GCM_PARAM(bits, size) (((unsigned)(bits) << 20) | (unsigned)(size))
-
-typedef struct gcm_state {
-    unsigned bits;
-    size_t len;
-    unsigned batch; /* operations per run-function call */
-    uint8_t key[32], iv[12], tag[16], ptag[16];
-    uint8_t *pt, *ct, *out;
-    mbc_gcm_key *mkey;
-    EVP_CIPHER_CTX *enc, *dec;
-#if MBT_HAVE_IPSEC_MB
-    IMB_MGR *imb;
-    struct gcm_key_data *ikey;
-    struct gcm_context_data ictx;
-#endif
-} gcm_state;
-
-static void gcm_mbc_seal_one(gcm_state *s)
-{
-    if (mbc_gcm_seal(s->mkey, s->out, s->ptag, 16, s->iv, 12, NULL, 0, s->pt, s->len) != MBC_OK) {
-        die("mbc_gcm_seal failed");
+    if (!any) {
+        return;
     }
-}
-
-static void gcm_mbc_open_one(gcm_state *s)
-{
-    if (mbc_gcm_open(s->mkey, s->out, s->tag, 16, s->iv, 12, NULL, 0, s->ct, s->len) != MBC_OK) {
-        die("mbc_gcm_open failed");
+    const unsigned impls[3] = {GCM_IMPL_MBC, GCM_IMPL_OSSL, GCM_IMPL_IPSEC_MB};
+    const char *const names[3] = {"mbcrypto", "openssl", "ipsec-mb"};
+    int have[3] = {1, peer(PEER_OPENSSL), peer(PEER_IPSEC_MB)};
+    double mbs[2][3][GCM_NUM_SIZES];
+    int ok[2][GCM_NUM_SIZES] = {{0}};
+    double spread[2][3] = {{0}};
+    const char *kernel = NULL;
+    static char kernel_buf[32];
+    for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+        const case_def *cd = NULL;
+        size_t ci;
+        for (ci = 0; ci < NUM_CASES; ci++) {
+            if (cases[ci].fam == FAM_GCM && cases[ci].bits == bits &&
+                cases[ci].bytes == gcm_sizes[s] && g_sel[ci] != 0) {
+                cd = &cases[ci];
+                break;
+            }
+        }
+        if (cd == NULL) {
+            continue;
+        }
+        size_t n = 0;
+        for (unsigned i = 0; i < 3; i++) {
+            n += have[i] ? 1 : 0;
+        }
+        gcm_case *c = gcm_case_new(bits, cd->bytes, &g_opts);
+        if (c == NULL) {
+            g_items_done += ((g_sel[ci] & 1u) + (g_sel[ci] >> 1 & 1u)) * n;
+            failed(cd->name, NULL);
+            continue;
+        }
+        snprintf(kernel_buf, sizeof(kernel_buf), "%s", gcm_case_impl(c));
+        kernel = kernel_buf;
+        for (unsigned op = 0; op < 2; op++) {
+            if (!(g_sel[ci] & (1u << op))) {
+                continue;
+            }
+            gcm_arg args[3];
+            bench_item items[3];
+            size_t num = 0, idx[3] = {0, 0, 0};
+            for (unsigned i = 0; i < 3; i++) {
+                if (have[i]) {
+                    idx[i] = num;
+                    args[num] = (gcm_arg){op, impls[i]};
+                    items[num] = mk_item(names[i], gcm_run, &args[num], gcm_case_threads(c), 0, 0);
+                    num++;
+                }
+            }
+            progress(num, "%s %s", cd->name, fam_ops[FAM_GCM][op]);
+            if (measure(items, num) != 0) {
+                failed(cd->name, fam_ops[FAM_GCM][op]);
+                continue;
+            }
+            ok[op][s] = 1;
+            for (unsigned i = 0; i < 3; i++) {
+                if (!have[i]) {
+                    continue;
+                }
+                const item_result *r = &items[idx[i]].res;
+                mbs[op][i][s] = r->rate.med * (double)cd->bytes * 1e-6;
+                spread[op][i] = fmax(spread[op][i], r->spread);
+                char sl[64];
+                snprintf(sl, sizeof(sl), "%s %s %s", cd->name, fam_ops[FAM_GCM][op], names[i]);
+                scaling_add(sl, (double)cd->bytes * 1e-6, r);
+                if (g_opts.json) {
+                    json_result_head("throughput", cd->name, fam_ops[FAM_GCM][op], names[i],
+                                     i == 0   ? gcm_case_impl(c)
+                                     : i == 1 ? OpenSSL_version(OPENSSL_VERSION)
+                                              : gcm_ipsec_mb(),
+                                     r);
+                    json_int("bytes", (long long)cd->bytes);
+                    stat3 b = {r->rate.med * (double)cd->bytes, r->rate.min * (double)cd->bytes,
+                               r->rate.max * (double)cd->bytes};
+                    json_stat("bytes_per_s", &b);
+                    if (i == 0) {
+                        for (unsigned p = 1; p < 3; p++) {
+                            if (have[p]) {
+                                json_num(p == 1 ? "vs_openssl" : "vs_ipsec_mb",
+                                         r->rate.med / items[idx[p]].res.rate.med);
+                            }
+                        }
+                    }
+                    json_obj_end();
+                }
+            }
+        }
+        gcm_case_free(c);
     }
-}
-
-static void gcm_ossl_seal_one(gcm_state *s)
-{
-    int n;
-    if (EVP_EncryptInit_ex(s->enc, NULL, NULL, NULL, s->iv) != 1 ||
-        EVP_EncryptUpdate(s->enc, s->out, &n, s->pt, (int)s->len) != 1 ||
-        EVP_EncryptFinal_ex(s->enc, s->out + n, &n) != 1 ||
-        EVP_CIPHER_CTX_ctrl(s->enc, EVP_CTRL_GCM_GET_TAG, 16, s->ptag) != 1) {
-        die("OpenSSL GCM seal failed");
+    int any_ok = 0;
+    for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+        any_ok |= ok[0][s] | ok[1][s];
     }
-}
-
-static void gcm_ossl_open_one(gcm_state *s)
-{
-    int n;
-    if (EVP_DecryptInit_ex(s->dec, NULL, NULL, NULL, s->iv) != 1 ||
-        EVP_DecryptUpdate(s->dec, s->out, &n, s->ct, (int)s->len) != 1 ||
-        EVP_CIPHER_CTX_ctrl(s->dec, EVP_CTRL_GCM_SET_TAG, 16, s->tag) != 1 ||
-        EVP_DecryptFinal_ex(s->dec, s->out + n, &n) != 1) {
-        die("OpenSSL GCM open failed");
+    if (!any_ok) {
+        return;
     }
-}
-
-#if MBT_HAVE_IPSEC_MB
-static void gcm_imb_seal_one(gcm_state *s)
-{
-    if (s->bits == 128) {
-        IMB_AES128_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    } else if (s->bits == 192) {
-        IMB_AES192_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    } else {
-        IMB_AES256_GCM_ENC(s->imb, s->ikey, &s->ictx, s->out, s->pt, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    }
-}
-
-static void gcm_imb_open_one(gcm_state *s)
-{
-    if (s->bits == 128) {
-        IMB_AES128_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    } else if (s->bits == 192) {
-        IMB_AES192_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    } else {
-        IMB_AES256_GCM_DEC(s->imb, s->ikey, &s->ictx, s->out, s->ct, s->len, s->iv, NULL, 0,
-                           s->ptag, 16);
-    }
-    /* Like the others, the tag is checked (constant time). */
-    if (CRYPTO_memcmp(s->ptag, s->tag, 16) != 0) {
-        die("intel-ipsec-mb GCM open: tag mismatch");
-    }
-}
-#endif
-
-/* GCM_RUN: the run function of one operation: s->batch calls. */
-#define GCM_RUN(name)                                                                  \
-    static unsigned name(void *state)                                                  \
-    {                                                                                  \
-        gcm_state *s = state;                                                          \
-        for (unsigned i = 0; i < s->batch; i++) {                                      \
-            name##_one(s);                                                             \
-        }                                                                              \
-        return s->batch;                                                               \
-    }
-GCM_RUN(gcm_mbc_seal)
-GCM_RUN(gcm_mbc_open)
-GCM_RUN(gcm_ossl_seal)
-GCM_RUN(gcm_ossl_open)
-#if MBT_HAVE_IPSEC_MB
-GCM_RUN(gcm_imb_seal)
-GCM_RUN(gcm_imb_open)
-#endif
-
-/* gcm_check: mbcrypto, OpenSSL (and ipsec-mb) give the same ciphertext and tag. */
-static void gcm_check(gcm_state *s, void (*fn)(gcm_state *), const char *who)
-{
-    memset(s->out, 0, s->len);
-    memset(s->ptag, 0, 16);
-    fn(s);
-    if (memcmp(s->out, s->ct, s->len) != 0 || memcmp(s->ptag, s->tag, 16) != 0) {
-        fprintf(stderr, "mbc_bench: FATAL: AES-%u-GCM %zu B: %s differs from mbcrypto\n", s->bits,
-                s->len, who);
-        exit(1);
-    }
-}
-
-static void *gcm_setup(unsigned param)
-{
-    gcm_state *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        die("out of memory");
-    }
-    s->bits = param >> 20;
-    s->len = param & 0xFFFFF;
-    s->batch = s->len >= 16384 ? 1 : (unsigned)(16384 / s->len);
-    size_t alloc = s->len + 64;
-    s->pt = malloc(alloc);
-    s->ct = malloc(alloc);
-    s->out = malloc(alloc);
-    if (s->pt == NULL || s->ct == NULL || s->out == NULL) {
-        die("out of memory");
-    }
-    if (RAND_bytes(s->key, sizeof(s->key)) != 1 || RAND_bytes(s->iv, sizeof(s->iv)) != 1 ||
-        RAND_bytes(s->pt, (int)s->len) != 1) {
-        die("RAND_bytes failed");
-    }
-    mbc_err err = mbc_gcm_key_new(&s->mkey, s->key, s->bits / 8);
-    if (err != MBC_OK) {
-        die(mbc_err_str(err));
-    }
-    if (mbc_gcm_seal(s->mkey, s->ct, s->tag, 16, s->iv, 12, NULL, 0, s->pt, s->len) != MBC_OK) {
-        die("mbc_gcm_seal failed");
-    }
-    const EVP_CIPHER *c = s->bits == 128   ? EVP_aes_128_gcm()
-                          : s->bits == 192 ? EVP_aes_192_gcm()
-                                           : EVP_aes_256_gcm();
-    s->enc = EVP_CIPHER_CTX_new();
-    s->dec = EVP_CIPHER_CTX_new();
-    if (s->enc == NULL || s->dec == NULL ||
-        EVP_EncryptInit_ex(s->enc, c, NULL, s->key, s->iv) != 1 ||
-        EVP_DecryptInit_ex(s->dec, c, NULL, s->key, s->iv) != 1) {
-        die("OpenSSL GCM setup failed");
-    }
-    gcm_check(s, gcm_ossl_seal_one, "OpenSSL");
-#if MBT_HAVE_IPSEC_MB
-    s->imb = alloc_mb_mgr(0);
-    s->ikey = aligned_alloc(64, (sizeof(*s->ikey) + 63) & ~(size_t)63);
-    if (s->imb == NULL || s->ikey == NULL) {
-        die("intel-ipsec-mb setup failed");
-    }
-    init_mb_mgr_auto(s->imb, NULL);
-    if (s->bits == 128) {
-        IMB_AES128_GCM_PRE(s->imb, s->key, s->ikey);
-    } else if (s->bits == 192) {
-        IMB_AES192_GCM_PRE(s->imb, s->key, s->ikey);
-    } else {
-        IMB_AES256_GCM_PRE(s->imb, s->key, s->ikey);
-    }
-    gcm_check(s, gcm_imb_seal_one, "intel-ipsec-mb");
-#endif
-    /* Decryption must give the plaintext back. */
-    gcm_mbc_open_one(s);
-    gcm_ossl_open_one(s);
-    if (memcmp(s->out, s->pt, s->len) != 0) {
-        die("GCM open: plaintext differs");
-    }
-    return s;
-}
-
-static void gcm_teardown(void *state)
-{
-    gcm_state *s = state;
-    mbc_gcm_key_free(s->mkey);
-    EVP_CIPHER_CTX_free(s->enc);
-    EVP_CIPHER_CTX_free(s->dec);
-#if MBT_HAVE_IPSEC_MB
-    free_mb_mgr(s->imb);
-    free(s->ikey);
-#endif
-    free(s->pt);
-    free(s->ct);
-    free(s->out);
-    OPENSSL_cleanse(s, sizeof(*s));
-    free(s);
-}
-
-#if MBT_HAVE_IPSEC_MB
-#define GCM_PEER2(fn) fn
-#else
-#define GCM_PEER2(fn) NULL
-#endif
-
-static const bench_op gcm_ops[] = {
-    {"encrypt", gcm_mbc_seal, gcm_ossl_seal, GCM_PEER2(gcm_imb_seal)},
-    {"decrypt", gcm_mbc_open, gcm_ossl_open, GCM_PEER2(gcm_imb_open)},
-};
-#define NUM_GCM_OPS (sizeof(gcm_ops) / sizeof(gcm_ops[0]))
-
-/* GCM_CASE: one key size and message size; d: in the default suite. */
-#define GCM_CASE(bits, size, d)                                                         \
-    {"aes" #bits "gcm-" #size, GCM_PARAM(bits, size), gcm_setup, gcm_teardown, gcm_ops,  \
-     NUM_GCM_OPS, size, d}
-#define GCM_SIZES(bits, d64, d16k)                                                      \
-    GCM_CASE(bits, 16, 0), GCM_CASE(bits, 64, d64), GCM_CASE(bits, 256, 0),             \
-        GCM_CASE(bits, 1024, 0), GCM_CASE(bits, 8192, 0), GCM_CASE(bits, 16384, d16k), \
-        GCM_CASE(bits, 65536, 0)
-
-/* cases: every benchmark, in the order the default suite runs those marked
- * in_default (all RSA sizes and a short AES-GCM run); "gcm" names every
- * AES-GCM case, "all" every case. */
-static const bench_case cases[] = {
-    {"rsa2048", 2048, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
-    {"rsa3072", 3072, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
-    {"rsa4096", 4096, rsa_setup, rsa_teardown, rsa_ops, NUM_RSA_OPS, 0, 1},
-    GCM_SIZES(128, 1, 1),
-    GCM_SIZES(192, 0, 0),
-    GCM_SIZES(256, 0, 1),
-};
-#define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
-
-/* ------------------------------------------------------------------------ */
-/* Timing                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* rate: calls fn (at least once) until seconds elapse; returns ops/s. */
-static double rate(bench_fn fn, void *state, double seconds)
-{
-    unsigned long long ops = 0;
-    double start = now_seconds(), elapsed;
-    do {
-        ops += fn(state);
-        elapsed = now_seconds() - start;
-    } while (elapsed < seconds);
-    return (double)ops / elapsed;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* summarize: the median (or with --best the maximum) of opts->reps rates. */
-static double summarize(double *r, const bench_opts *opts)
-{
-    qsort(r, opts->reps, sizeof(*r), cmp_double);
-    if (opts->best) {
-        return r[opts->reps - 1];
-    }
-    unsigned mid = opts->reps / 2;
-    return opts->reps % 2 ? r[mid] : (r[mid - 1] + r[mid]) / 2;
-}
-
-/* measure: warm-up, then the median ops/s of opts->reps measurements. */
-static double measure(bench_fn fn, void *state, const bench_opts *opts)
-{
-    double warmup = opts->seconds / 10 < 0.2 ? opts->seconds / 10 : 0.2;
-    double *r = malloc(opts->reps * sizeof(*r));
-    if (r == NULL) {
-        die("out of memory");
-    }
-    rate(fn, state, warmup);
-    for (unsigned i = 0; i < opts->reps; i++) {
-        r[i] = rate(fn, state, opts->seconds);
-    }
-    double v = summarize(r, opts);
-    free(r);
-    return v;
-}
-
-/*
- * measure_interleaved: for rows with several implementations: a warm-up of
- * each, then rep by rep each implementation in turn (so that a change of
- * machine load hits them all alike); out[i] = median (or best) for fns[i].
- */
-static void measure_interleaved(const bench_fn *fns, size_t n, void *state,
-                                const bench_opts *opts, double *out)
-{
-    double warmup = opts->seconds / 10 < 0.2 ? opts->seconds / 10 : 0.2;
-    double *r = malloc(n * opts->reps * sizeof(*r));
-    if (r == NULL) {
-        die("out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        rate(fns[i], state, warmup);
-    }
-    for (unsigned k = 0; k < opts->reps; k++) {
-        for (size_t i = 0; i < n; i++) {
-            r[i * opts->reps + k] = rate(fns[i], state, opts->seconds);
+    char buf[16];
+    out("\nAES-%u-GCM, MB/s (10^6 bytes/s) by message size: mbcrypto %s; one-shot seal (enc) "
+        "and open with tag check (dec), 12-byte IV, no AAD, 16-byte tag\n",
+        bits, kernel != NULL ? kernel : "-");
+    out("%-18s", "");
+    for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+        if (col[s]) {
+            out(" %9s", size_label(buf, gcm_sizes[s]));
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        out[i] = summarize(r + i * opts->reps, opts);
+    out(" %7s\n", "spread");
+    for (unsigned op = 0; op < 2; op++) {
+        int any_op = 0;
+        for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+            any_op |= ok[op][s];
+        }
+        if (!any_op) {
+            continue;
+        }
+        for (unsigned i = 0; i < 3; i++) {
+            if (!have[i]) {
+                continue;
+            }
+            out("%s %-14s", op == 0 ? "enc" : "dec", names[i]);
+            for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+                if (col[s]) {
+                    out(" %s", ok[op][s] ? fmt_num(buf, mbs[op][i][s]) : "        -");
+                }
+            }
+            if (g_opts.reps > 1) {
+                out(" %6.1f%%\n", spread[op][i]);
+            } else {
+                out(" %7s\n", "-");
+            }
+        }
+        for (unsigned i = 1; i < 3; i++) {
+            if (!have[i]) {
+                continue;
+            }
+            out("    %-14s", i == 1 ? "vs openssl" : "vs ipsec-mb");
+            for (unsigned s = 0; s < GCM_NUM_SIZES; s++) {
+                if (col[s]) {
+                    out("   %s",
+                        ok[op][s] ? fmt_ratio(buf, mbs[op][0][s] / mbs[op][i][s]) : "      -");
+                }
+            }
+            out("\n");
+        }
     }
-    free(r);
+    fflush(stdout);
+}
+
+static void gcm_section(void)
+{
+    gcm_block(128);
+    gcm_block(192);
+    gcm_block(256);
+    scaling_print("MB/s");
 }
 
 /* ------------------------------------------------------------------------ */
-/* Command line and report                                                   */
+/* Concurrency: K requests in flight through the manager                     */
+/* ------------------------------------------------------------------------ */
+
+static unsigned g_conc_sel[NUM_CASES]; /* ops per case for --concurrency */
+
+/* target: "1.03x (<= 1.10: ok)"-style verdicts, in the table and the JSON. */
+static void target_line(const char *what, double value, int ok, const char *fmt_value)
+{
+    char v[32];
+    snprintf(v, sizeof(v), fmt_value, value);
+    out("  target: %-46s %-10s %s\n", what, isfinite(value) ? v : "-",
+        !isfinite(value) ? "n/a"
+        : ok             ? "ok"
+                         : "MISSED");
+}
+
+static void conc_table(const case_def *cd, unsigned op)
+{
+    const char *op_name = fam_ops[FAM_RSA][op];
+    const size_t nk = g_opts.num_k;
+    const int ossl = peer(PEER_OPENSSL);
+    const size_t n = nk + 2 + (ossl ? 1 : 0);
+    rsa_case *c = rsa_case_new(cd->bits, &g_opts);
+    if (c == NULL || rsa_check_mgr(c, op) != 0) {
+        rsa_case_free(c);
+        g_items_done += n;
+        failed(cd->name, op_name);
+        return;
+    }
+    rsa_arg args[BENCH_MAX_K + 1];
+    bench_item items[BENCH_MAX_K + 3];
+    char labels[BENCH_MAX_K][32];
+    void *const *ts = rsa_case_threads(c);
+    for (size_t j = 0; j < nk; j++) {
+        args[j] = (rsa_arg){op, g_opts.k[j]};
+        snprintf(labels[j], sizeof(labels[j]), "manager K=%u", g_opts.k[j]);
+        items[j] = mk_item(labels[j], rsa_run_mgr, &args[j], ts, 1, 0);
+    }
+    args[nk] = (rsa_arg){op, 0};
+    const size_t i_single = nk, i_raw = nk + 1, i_ossl = nk + 2;
+    items[i_single] = mk_item("single request", rsa_run_single, &args[nk], ts, 1, 0);
+    items[i_raw] = mk_item("raw 8-lane", rsa_run_mb8, &args[nk], ts, 1, 0);
+    if (ossl) {
+        items[i_ossl] = mk_item("openssl", rsa_run_ossl, &args[nk], ts, 1, 1);
+    }
+    progress(n, "%s %s through the manager, K = %u..%u", cd->name, op_name, g_opts.k[0],
+             g_opts.k[nk - 1]);
+    int rc = measure(items, n);
+    rsa_case_free(c);
+    if (rc != 0) {
+        failed(cd->name, op_name);
+        return;
+    }
+    const char *kernel = mbc_impl_name(MBC_ALG_RSA);
+    const item_result *single = &items[i_single].res, *raw = &items[i_raw].res;
+    const item_result *os = ossl ? &items[i_ossl].res : NULL;
+    const int thr = g_opts.threads > 1;
+    char a[16], b[16], d[16], e[16], f[16], g[16], h[16], k[16];
+
+    out("\nRSA-%u %s through the manager (mbcrypto %s, %u key%s): K requests in flight, "
+        "closed loop, flush when all K wait\n",
+        cd->bits, op_name, kernel, g_opts.keys, g_opts.keys > 1 ? "s" : "");
+    if (thr) {
+        out("%u threads, each with its own manager and K requests, pinned to its own CPU; "
+            "ops/s are totals\n",
+            g_opts.threads);
+    }
+    out("%6s %9s %9s %9s %7s", "K", "ops/s", "p50 us", "p99 us", "vs raw8");
+    if (thr) {
+        out(" %9s %7s", "1 thr/s", "scaling");
+    }
+    if (ossl) {
+        out(" | %9s %9s %9s %7s", "openssl/s", "p50 us", "p99 us", "ratio");
+    }
+    out(" %7s\n", "spread");
+    double k1_ratio = NAN, min_vs_ossl = NAN, min_vs_raw = NAN, min_scaling = NAN;
+    unsigned min_vs_ossl_k = 0, min_vs_raw_k = 0, min_scaling_k = 0;
+    for (size_t j = 0; j < nk; j++) {
+        const item_result *r = &items[j].res;
+        const unsigned kk = g_opts.k[j];
+        double vs_raw = r->rate.med / raw->rate.med;
+        out("%6u %s %s %s %s", kk, fmt_num(a, r->rate.med), fmt_num(b, r->p50_us),
+            fmt_num(d, r->p99_us), fmt_ratio(e, vs_raw));
+        if (thr) {
+            out(" %s %s", fmt_num(f, r->rate1.med), fmt_ratio(g, r->scaling));
+            if (isnan(min_scaling) || r->scaling < min_scaling) {
+                min_scaling = r->scaling;
+                min_scaling_k = kk;
+            }
+        }
+        double spread = r->spread;
+        if (ossl) {
+            double vs_ossl = r->rate.med / os->rate.med;
+            out(" | %s %s %s %s", fmt_num(f, os->rate.med), fmt_num(g, os->q50_us[j]),
+                fmt_num(h, os->q99_us[j]), fmt_ratio(k, vs_ossl));
+            spread = fmax(spread, os->spread);
+            if (kk >= 2 && (isnan(min_vs_ossl) || vs_ossl < min_vs_ossl)) {
+                min_vs_ossl = vs_ossl;
+                min_vs_ossl_k = kk;
+            }
+        }
+        if (g_opts.reps > 1) {
+            out(" %6.1f%%\n", spread);
+        } else {
+            out(" %7s\n", "-");
+        }
+        if (kk == 1) {
+            k1_ratio = r->p50_us / single->p50_us;
+        }
+        if (kk >= 8 && (isnan(min_vs_raw) || vs_raw < min_vs_raw)) {
+            min_vs_raw = vs_raw;
+            min_vs_raw_k = kk;
+        }
+        char sl[64];
+        snprintf(sl, sizeof(sl), "%s %s manager K=%u", cd->name, op_name, kk);
+        scaling_add(sl, 1, r);
+        if (g_opts.json) {
+            json_result_head("concurrency", cd->name, op_name, "mbcrypto", kernel, r);
+            json_str("path", "manager (mbc_mgr_submit / flush / get_completed)");
+            json_int("k", kk);
+            json_num("p50_us", r->p50_us);
+            json_num("p99_us", r->p99_us);
+            json_num("vs_raw_mb8", vs_raw);
+            if (ossl) {
+                json_num("vs_openssl", r->rate.med / os->rate.med);
+            }
+            json_obj_end();
+            if (ossl) {
+                json_result_head("concurrency", cd->name, op_name, "openssl",
+                                 OpenSSL_version(OPENSSL_VERSION), os);
+                json_str("path", "one request at a time; p50/p99 with K queued");
+                json_int("k", kk);
+                json_num("p50_us", os->q50_us[j]);
+                json_num("p99_us", os->q99_us[j]);
+                json_obj_end();
+            }
+        }
+    }
+    out("  %-44s %9s %9s %9s\n", "reference, same requests without the manager:", "ops/s", "p50 us",
+        "p99 us");
+    char raw_label[64], single_label[64];
+    snprintf(raw_label, sizeof(raw_label), "raw 8-lane kernel, mbc_rsa_%s_mb8",
+             op == RSA_OP_PRIVATE ? "private_crt" : "public");
+    snprintf(single_label, sizeof(single_label), "single request, mbc_rsa_%s",
+             op == RSA_OP_PRIVATE ? "private_crt" : "public");
+    out("  %-44s %s %s %s   (latency of a batch of 8)\n", raw_label, fmt_num(a, raw->rate.med),
+        fmt_num(b, raw->p50_us), fmt_num(d, raw->p99_us));
+    out("  %-44s %s %s %s", single_label, fmt_num(a, single->rate.med), fmt_num(b, single->p50_us),
+        fmt_num(d, single->p99_us));
+    if (ossl) {
+        out("   (p50 %.2fx openssl's)", single->p50_us / os->p50_us);
+    }
+    out("\n");
+    if (ossl) {
+        out("  %-44s %s %s %s\n", "openssl, one request at a time", fmt_num(a, os->rate.med),
+            fmt_num(b, os->p50_us), fmt_num(d, os->p99_us));
+        out("  (openssl columns of the table: the same requests served one at a time, so with K "
+            "in flight a request\n   also waits for the K-1 ahead of it: latency = the sum of K "
+            "consecutive measured per-op times)\n");
+    }
+    char sl[64];
+    snprintf(sl, sizeof(sl), "%s %s raw 8-lane", cd->name, op_name);
+    scaling_add(sl, 1, raw);
+    snprintf(sl, sizeof(sl), "%s %s single request", cd->name, op_name);
+    scaling_add(sl, 1, single);
+    if (ossl) {
+        snprintf(sl, sizeof(sl), "%s %s openssl", cd->name, op_name);
+        scaling_add(sl, 1, os);
+    }
+    int k1_ok = k1_ratio <= 1.10, ossl_ok = min_vs_ossl >= 1.0, raw_ok = min_vs_raw >= 0.90;
+    double want_scaling = 0.95 * g_opts.threads;
+    int scaling_ok = min_scaling >= want_scaling;
+    char what[80];
+    target_line("K=1 p50 <= 1.10x the single-request p50", k1_ratio, k1_ok, "%.2fx");
+    snprintf(what, sizeof(what), "K>=2 ops/s >= openssl's (lowest: K=%u)", min_vs_ossl_k);
+    target_line(what, ossl ? min_vs_ossl : NAN, ossl_ok, "%.2fx");
+    snprintf(what, sizeof(what), "K>=8 ops/s >= 90%% of raw 8-lane (lowest: K=%u)", min_vs_raw_k);
+    target_line(what, min_vs_raw * 100, raw_ok, "%.1f%%");
+    if (thr) {
+        snprintf(what, sizeof(what), "%u threads >= %.2fx one thread (lowest: K=%u)",
+                 g_opts.threads, want_scaling, min_scaling_k);
+        target_line(what, min_scaling, scaling_ok, "%.2fx");
+    }
+    fflush(stdout);
+    if (g_opts.json) {
+        const struct {
+            const char *path;
+            const item_result *r;
+        } refs[3] = {{"raw-mb8", raw}, {"single", single}, {"openssl-one-at-a-time", os}};
+        for (unsigned i = 0; i < 3; i++) {
+            if (refs[i].r == NULL) {
+                continue;
+            }
+            json_result_head("reference", cd->name, op_name, i < 2 ? "mbcrypto" : "openssl",
+                             i < 2 ? kernel : OpenSSL_version(OPENSSL_VERSION), refs[i].r);
+            json_str("path", refs[i].path);
+            json_num("p50_us", refs[i].r->p50_us);
+            json_num("p99_us", refs[i].r->p99_us);
+            json_str("latency_of", i == 0 ? "batch of 8" : "operation");
+            json_obj_end();
+        }
+        json_obj_begin(NULL);
+        json_str("kind", "targets");
+        json_str("case", cd->name);
+        json_str("op", op_name);
+        json_num("k1_p50_vs_single_p50", k1_ratio);
+        json_bool("k1_ok", k1_ok);
+        json_num("single_p50_vs_openssl_p50", os != NULL ? single->p50_us / os->p50_us : NAN);
+        json_num("min_k2plus_vs_openssl", min_vs_ossl);
+        json_bool("k2plus_ok", ossl_ok);
+        json_num("min_k8plus_vs_raw_mb8", min_vs_raw);
+        json_bool("k8plus_ok", raw_ok);
+        if (thr) {
+            json_num("min_thread_scaling", min_scaling);
+            json_bool("thread_scaling_ok", scaling_ok);
+        }
+        json_obj_end();
+    }
+}
+
+static void conc_section(void)
+{
+    for (size_t ci = 0; ci < NUM_CASES; ci++) {
+        for (unsigned op = 0; op < 2; op++) {
+            if (cases[ci].fam == FAM_RSA && (g_conc_sel[ci] & (1u << op))) {
+                conc_table(&cases[ci], op);
+            }
+        }
+    }
+    scaling_print("operations/s");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
 /* ------------------------------------------------------------------------ */
 
 static void list_cases(FILE *f)
 {
+    fprintf(f, "cases (* = in the default suite):\n");
     for (size_t i = 0; i < NUM_CASES; i++) {
-        fprintf(f, " %s", cases[i].name);
+        const case_def *cd = &cases[i];
+        fprintf(f, "  %-18s %s, %s%s\n", cd->name, fam_ops[cd->fam][0], fam_ops[cd->fam][1],
+                cd->in_default ? "  *" : "");
     }
-    fprintf(f, "\n");
+    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm\n"
+               "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt\n");
 }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mbc_bench [options] [case...]\n"
-               "Prints ops/s of mbcrypto (8 lanes per call) and OpenSSL (one op per call).\n"
-               "  --impl auto|c|ifma|aesni|vaes512\n"
-               "                      mbcrypto implementation (default auto: CPU dispatch;\n"
-               "                      ifma: RSA, aesni/vaes512: AES-GCM)\n"
-               "  --seconds S         time per measurement, in seconds (default 1.0)\n"
-               "  --reps N            measurements per row; the median is shown (default 1)\n"
-               "  --best              show the best of the --reps measurements instead of the\n"
-               "                      median (for a shared, loaded machine)\n"
-               "  --help              this text\n"
-               "AES-GCM rows are GB/s of one-shot seal (encrypt) / open (decrypt),\n"
-               "12-byte IV, no AAD, next to OpenSSL EVP and intel-ipsec-mb.\n"
-               "cases (default: rsa* and a short AES-GCM run; 'gcm': every AES-GCM case;\n"
-               "'all': everything):");
+    fprintf(f,
+            "usage: mbc_bench [options] [case[/op]...]\n"
+            "\n"
+            "mbcrypto next to OpenSSL (and intel-ipsec-mb for AES-GCM). Without a case\n"
+            "and without --concurrency it runs the default suite: RSA-2048/3072/4096\n"
+            "private and public, AES-GCM at a few sizes, and RSA-2048 private through\n"
+            "the lane manager at K = 1, 2, 8, 64 (about a minute).\n"
+            "\n"
+            "  --seconds S        time per measurement (default 0.4)\n"
+            "  --reps N           measurements per value (default 3); the median is\n"
+            "                     reported, with the spread (max-min)/median of the\n"
+            "                     row's worst value\n"
+            "  --best             report the best rep (highest rate, lowest latency)\n"
+            "                     instead of the median\n"
+            "  --impl LIST        mbcrypto implementations, comma-separated, one pass\n"
+            "                     each: auto (CPU dispatch, the default), c (every\n"
+            "                     portable path), ifma (RSA), vaes512, aesni (AES-GCM).\n"
+            "                     Features are only removed, as MBCRYPTO_CPU_MASK does;\n"
+            "                     each pass names the implementations that really ran.\n"
+            "                     Exit 2 if one is not available.\n"
+            "  --threads N        N worker threads, each pinned to its own CPU (the\n"
+            "                     CPUs the process may use, in order: taskset picks\n"
+            "                     them), each with its own contexts and manager; tables\n"
+            "                     show totals and a scaling table compares them with\n"
+            "                     one thread alone (default 1: one thread, pinned to\n"
+            "                     the first allowed CPU)\n"
+            "  --keys N           RSA keys per size, 1..8 (default 1, the common TLS\n"
+            "                     server); request i uses key i mod N, so 8 keys give\n"
+            "                     every lane of a batch its own key. OpenSSL generates\n"
+            "                     them at start.\n"
+            "  --compare LIST     peers: openssl, ipsec-mb (AES-GCM only), all, none\n"
+            "                     (default: all that are built in). Results are always\n"
+            "                     checked against OpenSSL, whatever the peers.\n"
+            "  --concurrency [K,...]\n"
+            "                     instead of throughput tables: for each selected RSA\n"
+            "                     case and operation (default rsa2048/private) keep K\n"
+            "                     requests in flight through one manager per thread\n"
+            "                     (closed loop: submit until K are in flight, collect\n"
+            "                     completions and resubmit them at once, flush when\n"
+            "                     all K wait) and report ops/s and p50/p99 latency\n"
+            "                     (submit to completion) per K, next to OpenSSL serving\n"
+            "                     the same requests one at a time, the raw 8-lane\n"
+            "                     kernel and the single-request call, with the targets\n"
+            "                     checked (default K list 1,2,4,8,16,64; at most %d\n"
+            "                     values, K <= %d)\n"
+            "  --cpu-time         rates per second of the threads' CPU time, not wall\n"
+            "                     time: steadier on a shared machine (latencies stay\n"
+            "                     wall-clock). Every run measures the share of CPU time\n"
+            "                     its threads got; below 90%% a note says so.\n"
+            "  --json             one JSON document on stdout instead of the tables\n"
+            "  --quiet            no progress on stderr\n"
+            "  --list             list the cases and exit\n"
+            "  --help             this text\n"
+            "\n"
+            "RSA: operations/s of 8-lane calls (mbc_rsa_private_crt_mb8, _public_mb8;\n"
+            "all lanes full, fault check included) and of OpenSSL's raw EVP_PKEY_decrypt\n"
+            "/ encrypt, one per call. Private requests are PKCS#1 v1.5 SHA-256 signature\n"
+            "encodings, public requests the signatures.\n"
+            "AES-GCM: MB/s of one-shot seal (encrypt) and open with tag check (decrypt),\n"
+            "12-byte IV, no AAD, 16-byte tag, by message size.\n"
+            "Every result is checked against OpenSSL's; a case that fails is aborted and\n"
+            "the exit status is 1 (2 for a command-line error). Numbers are steadiest\n"
+            "pinned: taskset -c 1 mbc_bench ...\n"
+            "\n",
+            BENCH_MAX_K, BENCH_K_LIMIT);
     list_cases(f);
 }
 
-/* usage_error: a command-line mistake; exits 2. */
-static void usage_error(const char *msg, const char *arg)
+/* parse_uint: a whole number in [lo, hi] or a usage error. */
+static unsigned parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi)
 {
-    fprintf(stderr, "mbc_bench: %s '%s' (see mbc_bench --help)\n", msg, arg);
-    exit(2);
-}
-
-/* select_impl: applies --impl; exits 2 if the implementation is unavailable. */
-static void select_impl(const char *impl)
-{
-    if (strcmp(impl, "c") == 0) {
-        mbc_cpu_restrict(0);
-    } else if (strcmp(impl, "aesni") == 0 || strcmp(impl, "vaes512") == 0) {
-        if (strcmp(impl, "aesni") == 0) {
-            mbc_cpu_restrict(~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ));
-        }
-        if (strcmp(mbc_impl_name(MBC_ALG_GCM), impl) != 0) {
-            fprintf(stderr,
-                    "mbc_bench: --impl %s: not available (CPU, OS, build or "
-                    "MBCRYPTO_CPU_MASK); AES-GCM dispatch picked '%s'\n",
-                    impl, mbc_impl_name(MBC_ALG_GCM));
-            exit(2);
-        }
-    } else if (strcmp(impl, "ifma") == 0) {
-        if (strcmp(mbc_impl_name(MBC_ALG_RSA), "ifma") != 0) {
-            fprintf(stderr,
-                    "mbc_bench: --impl ifma: the IFMA implementation is not available "
-                    "(CPU, OS, build or MBCRYPTO_CPU_MASK); dispatch picked '%s'\n",
-                    mbc_impl_name(MBC_ALG_RSA));
-            exit(2);
-        }
-    } else if (strcmp(impl, "auto") != 0) {
-        usage_error("--impl must be auto, c, ifma, aesni or vaes512, not", impl);
-    }
-}
-
-static const bench_case *find_case(const char *name)
-{
-    for (size_t i = 0; i < NUM_CASES; i++) {
-        if (strcmp(cases[i].name, name) == 0) {
-            return &cases[i];
-        }
-    }
-    fprintf(stderr, "mbc_bench: unknown benchmark '%s'; valid names:", name);
-    list_cases(stderr);
-    exit(2);
-}
-
-static bench_opts parse_options(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"impl", required_argument, NULL, 'i'},
-        {"seconds", required_argument, NULL, 's'},
-        {"reps", required_argument, NULL, 'r'},
-        {"best", no_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bench_opts opts = {1.0, 1, 0};
-    const char *impl = "auto";
     char *end;
-    int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == 'i') {
-            impl = optarg;
-        } else if (c == 's') {
-            opts.seconds = strtod(optarg, &end);
-            if (*end != '\0' || !(opts.seconds > 0 && opts.seconds < 1e6)) {
-                usage_error("--seconds needs a positive number, not", optarg);
+    unsigned long v = strtoul(s, &end, 10);
+    if (s[0] == '\0' || s[0] == '-' || *end != '\0' || v < lo || v > hi) {
+        usage_error("%s needs a whole number from %u to %u, not '%s'", opt, lo, hi, s);
+    }
+    return (unsigned)v;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+/* is_k_list: s looks like "1,2,8". */
+static int is_k_list(const char *s)
+{
+    if (s == NULL || !isdigit((unsigned char)s[0])) {
+        return 0;
+    }
+    for (; *s != '\0'; s++) {
+        if (!isdigit((unsigned char)*s) && *s != ',') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* set_k: the K list, sorted, without repeats. */
+static void set_k(const unsigned *k, size_t n)
+{
+    unsigned v[BENCH_MAX_K];
+    memcpy(v, k, n * sizeof(*k));
+    qsort(v, n, sizeof(*v), cmp_unsigned);
+    g_opts.num_k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (g_opts.num_k == 0 || v[i] != g_opts.k[g_opts.num_k - 1]) {
+            g_opts.k[g_opts.num_k++] = v[i];
+        }
+    }
+}
+
+static void parse_k_list(const char *s)
+{
+    unsigned v[BENCH_MAX_K];
+    size_t n = 0;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (n == BENCH_MAX_K) {
+            usage_error("--concurrency takes at most %d values", BENCH_MAX_K);
+        }
+        v[n++] = parse_uint("--concurrency", tok, 1, BENCH_K_LIMIT);
+    }
+    if (n == 0) {
+        usage_error("--concurrency needs K values like 1,2,8, not '%s'", s);
+    }
+    set_k(v, n);
+}
+
+static void parse_impls(const char *s)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", s);
+    g_num_passes = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t i;
+        for (i = 0; i < NUM_IMPL_CHOICES; i++) {
+            if (strcmp(tok, impl_choices[i].name) == 0) {
+                break;
             }
-        } else if (c == 'r') {
-            unsigned long n = strtoul(optarg, &end, 10);
-            if (*end != '\0' || optarg[0] == '-' || n < 1 || n > 1000) {
-                usage_error("--reps needs a whole number from 1 to 1000, not", optarg);
+        }
+        if (i == NUM_IMPL_CHOICES) {
+            usage_error("--impl: unknown implementation '%s' (auto, c, ifma, vaes512, aesni)", tok);
+        }
+        if (g_num_passes == MAX_PASSES) {
+            usage_error("--impl: at most %d implementations", MAX_PASSES);
+        }
+        g_passes[g_num_passes++] = &impl_choices[i];
+    }
+    if (g_num_passes == 0) {
+        usage_error("--impl needs a name");
+    }
+}
+
+static void parse_peers(const char *s)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", s);
+    g_opts.peers = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "openssl") == 0) {
+            g_opts.peers |= PEER_OPENSSL;
+        } else if (strcmp(tok, "ipsec-mb") == 0 || strcmp(tok, "ipsec") == 0) {
+            if (gcm_ipsec_mb() == NULL) {
+                usage_error("--compare ipsec-mb: intel-ipsec-mb was not found when mbc_bench "
+                            "was built");
             }
-            opts.reps = (unsigned)n;
-        } else if (c == 'b') {
-            opts.best = 1;
-        } else if (c == 'h') {
+            g_opts.peers |= PEER_IPSEC_MB;
+        } else if (strcmp(tok, "all") == 0) {
+            g_opts.peers |= PEER_OPENSSL | (gcm_ipsec_mb() != NULL ? PEER_IPSEC_MB : 0);
+        } else if (strcmp(tok, "none") != 0) {
+            usage_error("--compare: unknown peer '%s' (openssl, ipsec-mb, all, none)", tok);
+        }
+    }
+}
+
+/* select_cases: adds the cases (and ops) named by arg to sel. */
+static void select_cases(unsigned *sel, const char *arg)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "%s", arg);
+    unsigned ops = ALL_OPS;
+    char *slash = strchr(name, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+        ops = 0;
+    }
+    int found = 0;
+    for (size_t i = 0; i < NUM_CASES; i++) {
+        const case_def *cd = &cases[i];
+        int match = strcmp(name, cd->name) == 0 || strcmp(name, "all") == 0 ||
+                    (strcmp(name, "default") == 0 && cd->in_default) ||
+                    (strcmp(name, "rsa") == 0 && cd->fam == FAM_RSA) ||
+                    (strcmp(name, "gcm") == 0 && cd->fam == FAM_GCM) ||
+                    (cd->fam == FAM_GCM && strncmp(name, cd->name, strlen(name)) == 0 &&
+                     strlen(name) == 9 && strncmp(name, "aes", 3) == 0);
+        if (!match) {
+            continue;
+        }
+        unsigned o = ops;
+        if (slash != NULL) {
+            for (unsigned op = 0; op < 2; op++) {
+                if (strcmp(slash + 1, fam_ops[cd->fam][op]) == 0) {
+                    o = 1u << op;
+                }
+            }
+            if (o == 0) {
+                usage_error("'%s': %s has the operations %s and %s", arg, cd->name,
+                            fam_ops[cd->fam][0], fam_ops[cd->fam][1]);
+            }
+        }
+        sel[i] |= o;
+        found = 1;
+    }
+    if (!found) {
+        fprintf(stderr, "mbc_bench: unknown case '%s'\n", arg);
+        list_cases(stderr);
+        exit(2);
+    }
+}
+
+static void parse_args(int argc, char **argv)
+{
+    unsigned sel[NUM_CASES] = {0};
+    int any_case = 0, only_cases = 0;
+    g_opts.peers = PEER_OPENSSL | (gcm_ipsec_mb() != NULL ? PEER_IPSEC_MB : 0);
+    parse_impls("auto");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_cases || a[0] != '-') {
+            select_cases(sel, a);
+            any_case = 1;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_cases = 1;
+            continue;
+        }
+        char opt[64];
+        const char *val = NULL;
+        snprintf(opt, sizeof(opt), "%s", a);
+        char *eq = strchr(opt, '=');
+        if (eq != NULL) {
+            *eq = '\0';
+            val = a + (eq - opt) + 1;
+        }
+        static const char *const with_value[] = {"--seconds", "--reps", "--impl",
+                                                 "--threads", "--keys", "--compare"};
+        for (size_t j = 0; j < sizeof(with_value) / sizeof(with_value[0]); j++) {
+            if (strcmp(opt, with_value[j]) == 0 && val == NULL) {
+                if (i + 1 >= argc) {
+                    usage_error("%s needs a value", opt);
+                }
+                val = argv[++i];
+            }
+        }
+        if (strcmp(opt, "--seconds") == 0) {
+            char *end;
+            g_opts.seconds = strtod(val, &end);
+            if (*end != '\0' || !(g_opts.seconds >= 0.01 && g_opts.seconds <= 3600)) {
+                usage_error("--seconds needs a number from 0.01 to 3600, not '%s'", val);
+            }
+        } else if (strcmp(opt, "--reps") == 0) {
+            g_opts.reps = parse_uint(opt, val, 1, 1000);
+        } else if (strcmp(opt, "--impl") == 0) {
+            parse_impls(val);
+        } else if (strcmp(opt, "--threads") == 0) {
+            g_opts.threads = parse_uint(opt, val, 1, BENCH_MAX_THREADS);
+        } else if (strcmp(opt, "--keys") == 0) {
+            g_opts.keys = parse_uint(opt, val, 1, BENCH_MAX_KEYS);
+        } else if (strcmp(opt, "--compare") == 0) {
+            parse_peers(val);
+        } else if (strcmp(opt, "--concurrency") == 0) {
+            if (val == NULL && i + 1 < argc && is_k_list(argv[i + 1])) {
+                val = argv[++i];
+            }
+            if (val != NULL) {
+                parse_k_list(val);
+            } else {
+                set_k(default_k, sizeof(default_k) / sizeof(default_k[0]));
+            }
+            g_concurrency = 1;
+        } else if (strcmp(opt, "--best") == 0 && val == NULL) {
+            g_opts.best = 1;
+        } else if (strcmp(opt, "--json") == 0 && val == NULL) {
+            g_opts.json = 1;
+        } else if (strcmp(opt, "--cpu-time") == 0 && val == NULL) {
+            g_opts.cpu_time = 1;
+        } else if (strcmp(opt, "--quiet") == 0 && val == NULL) {
+            g_opts.quiet = 1;
+        } else if (strcmp(opt, "--list") == 0 && val == NULL) {
+            list_cases(stdout);
+            exit(0);
+        } else if ((strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) && val == NULL) {
             usage(stdout);
             exit(0);
         } else {
-            usage(stderr);
-            exit(2);
+            usage_error("unknown option '%s'", a);
         }
     }
-    select_impl(impl);
-    return opts;
-}
-
-static void print_header(const bench_opts *opts)
-{
-    printf("mbcrypto %s, impl %s (AES-GCM %s), cpu features 0x%" PRIx64 ", %d lanes per call\n",
-           mbc_version_string(), mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM),
-           mbc_cpu_features(), MBC_LANES);
-    printf("peer: %s, one op per call\n", OpenSSL_version(OPENSSL_VERSION));
-#if MBT_HAVE_IPSEC_MB
-    printf("peer 2 (AES-GCM): intel-ipsec-mb %s\n", imb_get_version_str());
-#else
-    printf("peer 2 (AES-GCM): intel-ipsec-mb not built in\n");
-#endif
-    printf("seconds per measurement %.2f, reps %u (%s shown)\n", opts->seconds, opts->reps,
-           opts->best ? "best" : "median");
-    printf("hint: most meaningful pinned to one core, e.g. taskset -c 1 mbc_bench ...\n\n");
-    fflush(stdout);
-}
-
-/* print_columns: the column header of ops/s rows (bytes == 0) or GB/s rows. */
-static void print_columns(size_t bytes)
-{
-    if (bytes == 0) {
-        printf("\n%-20s %12s %12s %8s\n", "op", "mbcrypto/s", "openssl/s", "ratio");
-    } else {
-        printf("\n%-26s %9s %9s %9s %9s %9s\n", "op (GB/s)", "mbcrypto", "openssl", "ipsec-mb",
-               "vs ossl", "vs ipsec");
-    }
-}
-
-static void run_case(const bench_case *bc, const bench_opts *opts, int *columns)
-{
-    int kind = bc->bytes == 0 ? 1 : 2;
-    if (*columns != kind) {
-        print_columns(bc->bytes);
-        *columns = kind;
-    }
-    void *state = bc->setup(bc->param);
-    for (size_t i = 0; i < bc->num_ops; i++) {
-        const bench_op *op = &bc->ops[i];
-        char label[64];
-        fprintf(stderr, "mbc_bench: measuring %s %s...\n", bc->name, op->label);
-        snprintf(label, sizeof(label), "%s %s", bc->name, op->label);
-        if (bc->bytes == 0) {
-            double mbc = measure(op->run_mbc, state, opts);
-            double peer = measure(op->run_peer, state, opts);
-            printf("%-20s %12.1f %12.1f %7.2fx\n", label, mbc, peer, mbc / peer);
-        } else {
-            const bench_fn fns[3] = {op->run_mbc, op->run_peer, op->run_peer2};
-            double v[3] = {0, 0, 0};
-            measure_interleaved(fns, op->run_peer2 != NULL ? 3 : 2, state, opts, v);
-            double gb = (double)bc->bytes * 1e-9;
-            double mbc = v[0], peer = v[1], peer2 = v[2];
-            printf("%-26s %9.3f %9.3f", label, mbc * gb, peer * gb);
-            if (peer2 > 0) {
-                printf(" %9.3f %8.2fx %8.2fx\n", peer2 * gb, mbc / peer, mbc / peer2);
-            } else {
-                printf(" %9s %8.2fx %9s\n", "-", mbc / peer, "-");
+    const size_t rsa2048 = 0;
+    if (g_concurrency) {
+        int any_rsa = 0;
+        for (size_t i = 0; i < NUM_CASES; i++) {
+            if (cases[i].fam == FAM_RSA) {
+                g_conc_sel[i] = sel[i];
+                any_rsa |= sel[i] != 0;
+            } else if (sel[i] != 0) {
+                fprintf(stderr,
+                        "mbc_bench: --concurrency: %s has no manager class yet; "
+                        "skipped\n",
+                        cases[i].name);
             }
         }
-        fflush(stdout);
+        if (!any_case) {
+            g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
+        } else if (!any_rsa) {
+            usage_error("--concurrency needs an RSA case");
+        }
+    } else if (!any_case) {
+        g_default_suite = 1;
+        for (size_t i = 0; i < NUM_CASES; i++) {
+            g_sel[i] = cases[i].in_default ? ALL_OPS : 0;
+        }
+        g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
+        set_k(default_suite_k, sizeof(default_suite_k) / sizeof(default_suite_k[0]));
+    } else {
+        memcpy(g_sel, sel, sizeof(sel));
     }
-    bc->teardown(state);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Main                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* apply_impl: selects ic; 0, or -1 when the dispatch cannot give it. */
+static int apply_impl(const impl_choice *ic)
+{
+    mbc_cpu_restrict(~0ull);
+    if (ic->remove != 0) {
+        mbc_cpu_restrict(~ic->remove);
+    }
+    if (ic->alg == -1) {
+        return strcmp(mbc_impl_name(MBC_ALG_RSA), ic->name) == 0 &&
+                       strcmp(mbc_impl_name(MBC_ALG_GCM), ic->name) == 0
+                   ? 0
+                   : -1;
+    }
+    if (ic->alg >= 0) {
+        return strcmp(mbc_impl_name((mbc_alg)ic->alg), ic->name) == 0 ? 0 : -1;
+    }
+    return 0;
+}
+
+/* count_items: what the run will measure (for the progress estimate). */
+static size_t count_items(void)
+{
+    size_t n = 0;
+    const size_t ossl = peer(PEER_OPENSSL) ? 1 : 0, imb = peer(PEER_IPSEC_MB) ? 1 : 0;
+    for (size_t i = 0; i < NUM_CASES; i++) {
+        for (unsigned op = 0; op < 2; op++) {
+            if (g_sel[i] & (1u << op)) {
+                n += 1 + ossl + (cases[i].fam == FAM_GCM ? imb : 0);
+            }
+            if (g_conc_sel[i] & (1u << op)) {
+                n += g_opts.num_k + 2 + ossl;
+            }
+        }
+    }
+    return n * g_num_passes;
+}
+
+static void print_header(void)
+{
+    const char *mask = getenv("MBCRYPTO_CPU_MASK");
+    const char *imb = gcm_ipsec_mb();
+    char cpus[256] = "";
+    size_t at = 0;
+    unsigned used = g_opts.threads < bench_num_cpus() ? g_opts.threads : bench_num_cpus();
+    for (unsigned t = 0; t < used && at < sizeof(cpus) - 8; t++) {
+        at += (size_t)snprintf(cpus + at, sizeof(cpus) - at, "%s%d", t ? "," : "", bench_cpu(t));
+    }
+    if (g_opts.json) {
+        json_obj_begin(NULL);
+        json_str("tool", "mbc_bench");
+        json_str("mbcrypto", mbc_version_string());
+        json_str("openssl", OpenSSL_version(OPENSSL_VERSION));
+        json_str("ipsec_mb", imb);
+        char buf[32];
+        snprintf(buf, sizeof(buf), "0x%" PRIx64, mbc_cpu_features());
+        json_str("cpu_features", buf);
+        json_str("cpu_mask_env", mask);
+        json_obj_begin("settings");
+        json_num("seconds", g_opts.seconds);
+        json_int("reps", g_opts.reps);
+        json_str("statistic", g_opts.best ? "best" : "median");
+        json_str("rate_clock", g_opts.cpu_time ? "thread-cpu" : "wall");
+        json_int("threads", g_opts.threads);
+        json_arr_begin("cpus");
+        for (unsigned t = 0; t < g_opts.threads; t++) {
+            json_int(NULL, bench_cpu(t));
+        }
+        json_arr_end();
+        json_int("rsa_keys", g_opts.keys);
+        json_arr_begin("compare");
+        if (peer(PEER_OPENSSL)) {
+            json_str(NULL, "openssl");
+        }
+        if (peer(PEER_IPSEC_MB)) {
+            json_str(NULL, "ipsec-mb");
+        }
+        json_arr_end();
+        json_arr_begin("concurrency");
+        for (size_t j = 0; j < g_opts.num_k; j++) {
+            json_int(NULL, g_opts.k[j]);
+        }
+        json_arr_end();
+        json_bool("default_suite", g_default_suite);
+        json_obj_end();
+        json_arr_begin("passes");
+        return;
+    }
+    printf("mbc_bench: mbcrypto %s, CPU features 0x%" PRIx64 "%s%s%s\n", mbc_version_string(),
+           mbc_cpu_features(), mask != NULL ? " (MBCRYPTO_CPU_MASK=" : "", mask != NULL ? mask : "",
+           mask != NULL ? ")" : "");
+    printf("peers: %s (libcrypto, one operation per call)%s%s%s\n",
+           OpenSSL_version(OPENSSL_VERSION), peer(PEER_IPSEC_MB) ? "; " : "",
+           peer(PEER_IPSEC_MB) ? imb : "", peer(PEER_IPSEC_MB) ? " for AES-GCM" : "");
+    if (!peer(PEER_OPENSSL)) {
+        printf("       (OpenSSL not compared, still the reference every result is checked "
+               "against)\n");
+    }
+    if (g_opts.keys == 1) {
+        printf("RSA keys: 1 per size, generated by OpenSSL at start (e = 65537); every lane and "
+               "request uses it (--keys 8: one per lane)\n");
+    } else {
+        printf("RSA keys: %u per size, generated by OpenSSL at start (e = 65537); request i uses "
+               "key i mod %u%s\n",
+               g_opts.keys, g_opts.keys, g_opts.keys == 8 ? ", so each lane has its own" : "");
+    }
+    printf("timing: %s of %u rep%s x %.2f s per value, implementations interleaved; "
+           "spread = (max-min)/median; rates per second of %s\n",
+           g_opts.best ? "best" : "median", g_opts.reps, g_opts.reps > 1 ? "s" : "", g_opts.seconds,
+           g_opts.cpu_time ? "thread CPU time (--cpu-time)" : "wall time");
+    printf("threads: %u, pinned to CPU%s %s%s\n", g_opts.threads, used > 1 ? "s" : "", cpus,
+           g_opts.threads > bench_num_cpus() ? " (more threads than CPUs: they share)" : "");
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-    bench_opts opts = parse_options(argc, argv);
-    size_t num_run = 0;
-    const bench_case **run = malloc(((size_t)argc + NUM_CASES) * sizeof(*run));
-    if (run == NULL) {
-        die("out of memory");
-    }
-    for (int i = optind; i < argc; i++) {
-        int all = strcmp(argv[i], "all") == 0, gcm = strcmp(argv[i], "gcm") == 0;
-        if (!all && !gcm) {
-            run[num_run++] = find_case(argv[i]);
-            continue;
-        }
-        run = realloc(run, (num_run + NUM_CASES + (size_t)argc) * sizeof(*run));
-        if (run == NULL) {
-            die("out of memory");
-        }
-        for (size_t j = 0; j < NUM_CASES; j++) {
-            if (all || cases[j].bytes != 0) {
-                run[num_run++] = &cases[j];
-            }
+    bench_cpus_init();
+    parse_args(argc, argv);
+    for (size_t p = 0; p < g_num_passes; p++) {
+        if (apply_impl(g_passes[p]) != 0) {
+            fprintf(stderr,
+                    "mbc_bench: --impl %s: not available here (CPU, OS, build or "
+                    "MBCRYPTO_CPU_MASK); dispatch picks RSA '%s', AES-GCM '%s'\n",
+                    g_passes[p]->name, mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM));
+            return 2;
         }
     }
-    if (num_run == 0) {
-        for (size_t i = 0; i < NUM_CASES; i++) {
-            if (cases[i].in_default) {
-                run[num_run++] = &cases[i];
-            }
+    if (g_opts.threads > bench_num_cpus()) {
+        fprintf(stderr, "mbc_bench: warning: %u threads on %u CPUs: threads share CPUs\n",
+                g_opts.threads, bench_num_cpus());
+    }
+    g_items_total = count_items();
+    g_started = now_s();
+    if (!g_opts.quiet) {
+        fprintf(stderr, "mbc_bench: %zu values to measure, about %.0f s\n", g_items_total,
+                bench_estimate(g_items_total, &g_opts));
+    }
+    print_header();
+    for (size_t p = 0; p < g_num_passes; p++) {
+        apply_impl(g_passes[p]);
+        if (g_opts.json) {
+            json_obj_begin(NULL);
+            json_str("impl", g_passes[p]->name);
+            json_str("rsa_impl", mbc_impl_name(MBC_ALG_RSA));
+            json_str("gcm_impl", mbc_impl_name(MBC_ALG_GCM));
+            json_arr_begin("results");
+        } else {
+            printf("\n== --impl %s: RSA %s, AES-GCM %s\n", g_passes[p]->name,
+                   mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM));
+        }
+        rsa_section();
+        gcm_section();
+        conc_section();
+        if (g_opts.json) {
+            json_arr_end();
+            json_obj_end();
         }
     }
-
-    print_header(&opts);
-    int columns = 0;
-    for (size_t i = 0; i < num_run; i++) {
-        run_case(run[i], &opts, &columns);
+    double took = now_s() - g_started;
+    if (g_min_share < 0.9 && !g_opts.json) {
+        printf("\nnote: the measuring threads got as little as %.0f%% of their CPU's time "
+               "(other processes ran):\n      %s; latencies include the waits.\n",
+               100 * g_min_share,
+               g_opts.cpu_time ? "rates are per CPU-second (--cpu-time)"
+                               : "wall-clock rates are low and noisy; use a quiet machine or "
+                                 "--cpu-time");
     }
-    free(run);
-    return 0;
+    if (g_opts.json) {
+        json_arr_end();
+        json_int("failures", g_failures);
+        json_num("seconds_total", took);
+        json_num("min_cpu_share", g_min_share);
+        json_bool("ok", g_failures == 0);
+        json_obj_end();
+        json_print(stdout);
+    } else {
+        printf("\n%s in %.0f s\n",
+               g_failures == 0 ? "all results verified against OpenSSL" : "FAILED", took);
+    }
+    if (g_failures != 0) {
+        fprintf(stderr, "mbc_bench: %u case%s failed verification or setup\n", g_failures,
+                g_failures > 1 ? "s" : "");
+    }
+    rsa_material_free_all();
+    return g_failures != 0 ? 1 : 0;
 }

@@ -1,0 +1,615 @@
+/*
+ * bench_rsa.c - the RSA workloads of mbc_bench.
+ *
+ * Material, built once per modulus size and cached for the whole run:
+ * --keys OpenSSL keys (e = 65537) and a pool of RSA_POOL requests. Request e
+ * uses key e % keys; its private input is a PKCS#1 v1.5 SHA-256 signature
+ * encoding of a random digest (what a TLS server signs) and its public input
+ * the resulting signature (what a client verifies). Both results come from
+ * OpenSSL (raw RSA, no padding): they are the expected values every timed
+ * mbcrypto result is compared with, and OpenSSL's own PKCS#1 signature of
+ * request 0 is checked to be the private result, so the encoding is right.
+ *
+ * Every run function zeroes each output buffer before the call and compares
+ * the result with the expected value after it (a few hundred bytes of
+ * memcmp against a modular exponentiation: well below 1% of the time, and
+ * the same for every implementation). Any difference, or any status other
+ * than OK, aborts the case.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+
+#include "bench.h"
+#include "ossl_rsa.h"
+
+#define RSA_POOL 32 /* requests; a multiple of MBC_LANES */
+#define RSA_MAX_BYTES 512
+
+typedef struct rsa_material {
+    unsigned bits, num_keys;
+    size_t len;
+    EVP_PKEY *pkey[BENCH_MAX_KEYS];
+    uint8_t in[2][RSA_POOL][RSA_MAX_BYTES];   /* [op][request] */
+    uint8_t want[2][RSA_POOL][RSA_MAX_BYTES]; /* OpenSSL's results */
+} rsa_material;
+
+/* rsa_thread: one worker thread's state. */
+struct rsa_thread {
+    const rsa_case *c;
+    EVP_PKEY_CTX *ossl[2][BENCH_MAX_KEYS]; /* [op][key]: raw decrypt / encrypt */
+    uint8_t out[MBC_LANES][RSA_MAX_BYTES];
+    unsigned next;  /* next request of the pool (one-request calls) */
+    unsigned next8; /* first request of the next 8-lane call, a multiple of 8 */
+    /* rsa_run_mgr: K jobs with their outputs, submit times and free list. */
+    size_t cap_jobs;
+    mbc_job *jobs;
+    uint8_t *job_out;
+    uint64_t *t_submit;
+    unsigned *free_jobs;
+};
+
+struct rsa_case {
+    const rsa_material *m;
+    unsigned num_threads;
+    mbc_rsa_priv_key *priv[BENCH_MAX_KEYS];
+    mbc_rsa_pub_key *pub[BENCH_MAX_KEYS];
+    struct rsa_thread *th[BENCH_MAX_THREADS];
+};
+
+static rsa_material *g_material[3]; /* 2048, 3072, 4096 */
+
+static const char *const op_name[2] = {"private", "public"};
+
+/* ossl_fail: an OpenSSL failure, with its error queue. */
+static int ossl_fail(const char *what)
+{
+    bench_fail("OpenSSL: %s", what);
+    ERR_print_errors_fp(stderr);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Material                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* raw_ctx: an EVP_PKEY_CTX for raw (RSA_NO_PADDING) decrypt (op private) or
+ * encrypt (op public) calls. */
+static EVP_PKEY_CTX *raw_ctx(EVP_PKEY *pkey, unsigned op)
+{
+    EVP_PKEY_CTX *ctx = mbt_ossl_rsa_raw_ctx(pkey, op == RSA_OP_PRIVATE);
+    if (ctx == NULL) {
+        ossl_fail("RSA context setup failed");
+    }
+    return ctx;
+}
+
+/* check_pkcs1: OpenSSL's own PKCS#1 v1.5 SHA-256 signature of digest equals
+ * sig (so our encoding of request 0 is the standard one). */
+static int check_pkcs1(EVP_PKEY *pkey, const uint8_t *digest, const uint8_t *sig, size_t len)
+{
+    uint8_t buf[RSA_MAX_BYTES];
+    size_t sig_len = sizeof(buf);
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    int ok = ctx != NULL && EVP_PKEY_sign_init(ctx) > 0 &&
+             EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+             EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0 &&
+             EVP_PKEY_sign(ctx, buf, &sig_len, digest, 32) > 0;
+    EVP_PKEY_CTX_free(ctx);
+    if (!ok) {
+        return ossl_fail("PKCS#1 v1.5 signature failed");
+    }
+    if (sig_len != len || memcmp(buf, sig, len) != 0) {
+        return bench_fail("RSA-%zu: the PKCS#1 encoding differs from OpenSSL's", len * 8);
+    }
+    return 0;
+}
+
+static void material_free(rsa_material *m)
+{
+    if (m == NULL) {
+        return;
+    }
+    for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
+        EVP_PKEY_free(m->pkey[k]);
+    }
+    OPENSSL_cleanse(m, sizeof(*m));
+    free(m);
+}
+
+static rsa_material *material_new(unsigned bits, unsigned num_keys, int quiet)
+{
+    rsa_material *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        bench_fail("out of memory");
+        return NULL;
+    }
+    m->bits = bits;
+    m->num_keys = num_keys;
+    m->len = bits / 8;
+    if (!quiet) {
+        fprintf(stderr, "mbc_bench: generating %u RSA-%u key%s with OpenSSL...\n", num_keys, bits,
+                num_keys > 1 ? "s" : "");
+    }
+    EVP_PKEY_CTX *ctx[BENCH_MAX_KEYS] = {NULL};
+    int rc = 0;
+    for (unsigned k = 0; k < num_keys && rc == 0; k++) {
+        m->pkey[k] = mbt_ossl_rsa_keygen(bits, 65537);
+        if (m->pkey[k] == NULL) {
+            rc = ossl_fail("RSA key generation failed");
+            break;
+        }
+        ctx[k] = raw_ctx(m->pkey[k], RSA_OP_PRIVATE);
+        rc = ctx[k] != NULL ? 0 : -1;
+    }
+    uint8_t digest[32];
+    for (unsigned e = 0; e < RSA_POOL && rc == 0; e++) {
+        uint8_t *em = m->in[RSA_OP_PRIVATE][e], *sig = m->want[RSA_OP_PRIVATE][e];
+        if (RAND_bytes(digest, sizeof(digest)) != 1 ||
+            mbc_rsa_pkcs1_v15_sign_encode(em, m->len, MBC_HASH_SHA256, digest, 32) != MBC_OK ||
+            mbt_ossl_rsa_raw_op(ctx[e % num_keys], 1 /* private */, sig, em, m->len) != 0) {
+            rc = ossl_fail("raw RSA signature of a request failed");
+            break;
+        }
+        memcpy(m->in[RSA_OP_PUBLIC][e], sig, m->len);
+        memcpy(m->want[RSA_OP_PUBLIC][e], em, m->len);
+        if (e == 0) {
+            rc = check_pkcs1(m->pkey[0], digest, sig, m->len);
+        }
+    }
+    for (unsigned k = 0; k < num_keys; k++) {
+        EVP_PKEY_CTX_free(ctx[k]);
+    }
+    if (rc != 0) {
+        material_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static const rsa_material *material_get(unsigned bits, unsigned num_keys, int quiet)
+{
+    unsigned slot = bits == 2048 ? 0 : bits == 3072 ? 1 : 2;
+    if (g_material[slot] == NULL) {
+        g_material[slot] = material_new(bits, num_keys, quiet);
+    }
+    return g_material[slot];
+}
+
+void rsa_material_free_all(void)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        material_free(g_material[i]);
+        g_material[i] = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* mbcrypto keys and the case                                                */
+/* ------------------------------------------------------------------------ */
+
+/* mbc_keys: mbcrypto's key objects for OpenSSL's key pkey. Every component
+ * is padded to the modulus size len: leading zeros are allowed. */
+static int mbc_keys(mbc_rsa_priv_key **priv, mbc_rsa_pub_key **pub, const EVP_PKEY *pkey,
+                    size_t len)
+{
+    mbt_rsa_parts parts;
+    int rc = 0;
+    if (mbt_ossl_rsa_get_parts(&parts, pkey, len) != 0) {
+        rc = ossl_fail("reading the RSA key components failed");
+    } else {
+        mbc_err err = mbt_rsa_keys_new(priv, pub, &parts);
+        if (err != MBC_OK) {
+            rc = bench_fail("mbcrypto refused an OpenSSL RSA-%zu key: %s", len * 8,
+                            mbc_err_str(err));
+        }
+    }
+    mbt_rsa_parts_free(&parts);
+    return rc;
+}
+
+static const void *lane_key(const rsa_case *c, unsigned op, unsigned e)
+{
+    unsigned k = e % c->m->num_keys;
+    return op == RSA_OP_PRIVATE ? (const void *)c->priv[k] : (const void *)c->pub[k];
+}
+
+/* mb8_call: one 8-lane call of op on requests e0..e0+7 into out. */
+static mbc_status mb8_call(const rsa_case *c, unsigned op, unsigned e0,
+                           uint8_t (*out)[RSA_MAX_BYTES])
+{
+    const rsa_material *m = c->m;
+    uint8_t *o[MBC_LANES];
+    const uint8_t *in[MBC_LANES];
+    const mbc_rsa_priv_key *priv[MBC_LANES];
+    const mbc_rsa_pub_key *pub[MBC_LANES];
+    for (unsigned lane = 0; lane < MBC_LANES; lane++) {
+        o[lane] = out[lane];
+        in[lane] = m->in[op][e0 + lane];
+        priv[lane] = c->priv[(e0 + lane) % m->num_keys];
+        pub[lane] = c->pub[(e0 + lane) % m->num_keys];
+        memset(out[lane], 0, m->len);
+    }
+    return op == RSA_OP_PRIVATE ? mbc_rsa_private_crt_mb8(o, in, priv, m->bits, MBC_LANE_MASK_ALL)
+                                : mbc_rsa_public_mb8(o, in, pub, m->bits, MBC_LANE_MASK_ALL);
+}
+
+/* check_mb8: status and results of an 8-lane call on requests e0..e0+7. */
+static int check_mb8(const rsa_case *c, unsigned op, unsigned e0, mbc_status st,
+                     uint8_t (*out)[RSA_MAX_BYTES])
+{
+    const rsa_material *m = c->m;
+    for (unsigned lane = 0; lane < MBC_LANES; lane++) {
+        unsigned code = mbc_lane_code(st, lane);
+        if (code != MBC_LANE_OK) {
+            return bench_fail("RSA-%u %s, 8 lanes: lane %u returned %s", m->bits, op_name[op], lane,
+                              mbc_lane_code_str(code));
+        }
+        if (memcmp(out[lane], m->want[op][e0 + lane], m->len) != 0) {
+            return bench_fail("RSA-%u %s, 8 lanes: lane %u (request %u) differs from OpenSSL",
+                              m->bits, op_name[op], lane, e0 + lane);
+        }
+    }
+    return 0;
+}
+
+void rsa_case_free(rsa_case *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
+        struct rsa_thread *th = c->th[t];
+        if (th == NULL) {
+            continue;
+        }
+        for (unsigned op = 0; op < 2; op++) {
+            for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
+                EVP_PKEY_CTX_free(th->ossl[op][k]);
+            }
+        }
+        free(th->jobs);
+        free(th->job_out);
+        free(th->t_submit);
+        free(th->free_jobs);
+        free(th);
+    }
+    for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
+        mbc_rsa_priv_key_free(c->priv[k]);
+        mbc_rsa_pub_key_free(c->pub[k]);
+    }
+    free(c);
+}
+
+rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts)
+{
+    const rsa_material *m = material_get(bits, opts->keys, opts->quiet);
+    rsa_case *c = calloc(1, sizeof(*c));
+    if (m == NULL || c == NULL) {
+        free(c);
+        return NULL;
+    }
+    c->m = m;
+    c->num_threads = opts->threads;
+    int rc = 0;
+    for (unsigned k = 0; k < m->num_keys && rc == 0; k++) {
+        rc = mbc_keys(&c->priv[k], &c->pub[k], m->pkey[k], m->len);
+    }
+    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
+        struct rsa_thread *th = calloc(1, sizeof(*th));
+        c->th[t] = th;
+        if (th == NULL) {
+            rc = bench_fail("out of memory");
+            break;
+        }
+        th->c = c;
+        for (unsigned op = 0; op < 2 && rc == 0; op++) {
+            for (unsigned k = 0; k < m->num_keys && rc == 0; k++) {
+                th->ossl[op][k] = raw_ctx(m->pkey[k], op);
+                rc = th->ossl[op][k] != NULL ? 0 : -1;
+            }
+        }
+    }
+    /* One 8-lane call and one single call of each operation vs OpenSSL. */
+    for (unsigned op = 0; op < 2 && rc == 0; op++) {
+        struct rsa_thread *th = c->th[0];
+        rc = check_mb8(c, op, 0, mb8_call(c, op, 0, th->out), th->out);
+        if (rc == 0) {
+            memset(th->out[0], 0, m->len);
+            mbc_err err =
+                op == RSA_OP_PRIVATE
+                    ? mbc_rsa_private_crt(th->out[0], m->in[op][1], c->priv[1 % m->num_keys])
+                    : mbc_rsa_public(th->out[0], m->in[op][1], c->pub[1 % m->num_keys]);
+            if (err != MBC_OK || memcmp(th->out[0], m->want[op][1], m->len) != 0) {
+                rc = bench_fail("RSA-%u %s, single call: %s", bits, op_name[op],
+                                err != MBC_OK ? mbc_err_str(err) : "result differs from OpenSSL");
+            }
+        }
+    }
+    if (rc != 0) {
+        rsa_case_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void *const *rsa_case_threads(const rsa_case *c)
+{
+    return (void *const *)c->th;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run functions                                                             */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t deadline(uint64_t start, double seconds)
+{
+    return start + (uint64_t)(seconds * 1e9);
+}
+
+int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
+{
+    struct rsa_thread *th = ts;
+    const rsa_case *c = th->c;
+    const unsigned op = ((const rsa_arg *)arg)->op;
+    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
+    uint64_t t0 = start, t1;
+    do {
+        const unsigned e0 = th->next8;
+        th->next8 = (th->next8 + MBC_LANES) % RSA_POOL;
+        mbc_status st = mb8_call(c, op, e0, th->out);
+        t1 = bench_now_ns();
+        run_out_lat(out, t1 - t0); /* the latency of a batch */
+        if (check_mb8(c, op, e0, st, th->out) != 0) {
+            return -1;
+        }
+        out->ops += MBC_LANES;
+        t0 = bench_now_ns();
+    } while (t1 < end);
+    out->elapsed = (double)(t1 - start) * 1e-9;
+    return 0;
+}
+
+int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out)
+{
+    struct rsa_thread *th = ts;
+    const rsa_case *c = th->c;
+    const rsa_material *m = c->m;
+    const unsigned op = ((const rsa_arg *)arg)->op;
+    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
+    uint64_t t0 = start, t1;
+    do {
+        const unsigned e = th->next;
+        th->next = (th->next + 1) % RSA_POOL;
+        memset(th->out[0], 0, m->len);
+        mbc_err err = op == RSA_OP_PRIVATE
+                          ? mbc_rsa_private_crt(th->out[0], m->in[op][e], lane_key(c, op, e))
+                          : mbc_rsa_public(th->out[0], m->in[op][e], lane_key(c, op, e));
+        t1 = bench_now_ns();
+        run_out_lat(out, t1 - t0);
+        if (err != MBC_OK || memcmp(th->out[0], m->want[op][e], m->len) != 0) {
+            return bench_fail("RSA-%u %s, single call: %s", m->bits, op_name[op],
+                              err != MBC_OK ? mbc_err_str(err) : "result differs from OpenSSL");
+        }
+        out->ops++;
+        t0 = bench_now_ns();
+    } while (t1 < end);
+    out->elapsed = (double)(t1 - start) * 1e-9;
+    return 0;
+}
+
+int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
+{
+    struct rsa_thread *th = ts;
+    const rsa_material *m = th->c->m;
+    const unsigned op = ((const rsa_arg *)arg)->op;
+    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
+    uint64_t t0 = start, t1;
+    do {
+        const unsigned e = th->next;
+        th->next = (th->next + 1) % RSA_POOL;
+        memset(th->out[0], 0, m->len);
+        int rc = mbt_ossl_rsa_raw_op(th->ossl[op][e % m->num_keys], op == RSA_OP_PRIVATE,
+                                     th->out[0], m->in[op][e], m->len);
+        t1 = bench_now_ns();
+        run_out_lat(out, t1 - t0);
+        if (rc != 0) {
+            return ossl_fail("raw RSA operation failed");
+        }
+        if (memcmp(th->out[0], m->want[op][e], m->len) != 0) {
+            return bench_fail("RSA-%u %s: OpenSSL's result changed", m->bits, op_name[op]);
+        }
+        out->ops++;
+        t0 = bench_now_ns();
+    } while (t1 < end);
+    out->elapsed = (double)(t1 - start) * 1e-9;
+    return 0;
+}
+
+/* jobs_reserve: room for k jobs in th. */
+static int jobs_reserve(struct rsa_thread *th, size_t k)
+{
+    if (th->cap_jobs >= k) {
+        return 0;
+    }
+    free(th->jobs);
+    free(th->job_out);
+    free(th->t_submit);
+    free(th->free_jobs);
+    th->jobs = calloc(k, sizeof(*th->jobs));
+    th->job_out = calloc(k, RSA_MAX_BYTES);
+    th->t_submit = calloc(k, sizeof(*th->t_submit));
+    th->free_jobs = calloc(k, sizeof(*th->free_jobs));
+    if (th->jobs == NULL || th->job_out == NULL || th->t_submit == NULL || th->free_jobs == NULL) {
+        th->cap_jobs = 0;
+        return bench_fail("out of memory");
+    }
+    th->cap_jobs = k;
+    return 0;
+}
+
+/* job_init: job j of op on request j % RSA_POOL. */
+static void job_init(struct rsa_thread *th, unsigned op, unsigned j)
+{
+    const rsa_material *m = th->c->m;
+    const unsigned e = j % RSA_POOL;
+    mbc_job *job = &th->jobs[j];
+    memset(job, 0, sizeof(*job));
+    job->op = op == RSA_OP_PRIVATE ? MBC_OP_RSA_PRIVATE : MBC_OP_RSA_PUBLIC;
+    job->key = lane_key(th->c, op, e);
+    job->in = m->in[op][e];
+    job->in_len = m->len;
+    job->out = th->job_out + (size_t)j * RSA_MAX_BYTES;
+    job->out_len = m->len;
+    job->user_data = &th->t_submit[j];
+}
+
+/* job_check: a completed job has status OK and OpenSSL's result. */
+static int job_check(const struct rsa_thread *th, unsigned op, const mbc_job *job)
+{
+    const rsa_material *m = th->c->m;
+    const size_t j = (size_t)(job - th->jobs);
+    if (j >= th->cap_jobs || job->user_data != &th->t_submit[j]) {
+        return bench_fail("RSA-%u %s, manager: a completed job is not ours", m->bits, op_name[op]);
+    }
+    if (job->status != MBC_OK) {
+        return bench_fail("RSA-%u %s, manager: job %zu completed with %s", m->bits, op_name[op], j,
+                          mbc_err_str(job->status));
+    }
+    if (memcmp(job->out, m->want[op][j % RSA_POOL], m->len) != 0) {
+        return bench_fail("RSA-%u %s, manager: job %zu differs from OpenSSL", m->bits, op_name[op],
+                          j);
+    }
+    return 0;
+}
+
+/*
+ * drain: collects every completed job: latency from its submission to now,
+ * result checked, job back on the free list. Returns the number collected,
+ * or -1. *last: the time of the last collection.
+ */
+static long drain(struct rsa_thread *th, mbc_mgr *mgr, unsigned op, unsigned *num_free,
+                  run_out *out, uint64_t *last)
+{
+    long n = 0;
+    mbc_job *job;
+    while ((job = mbc_mgr_get_completed(mgr)) != NULL) {
+        const uint64_t now = bench_now_ns();
+        if (job_check(th, op, job) != 0) {
+            return -1;
+        }
+        const size_t j = (size_t)(job - th->jobs);
+        run_out_lat(out, now - th->t_submit[j]);
+        th->free_jobs[(*num_free)++] = (unsigned)j;
+        *last = now;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * rsa_run_mgr: K requests in flight through one manager (this thread's),
+ * closed loop, as an event loop would run it: submit until K are in flight;
+ * collect what completed; when nothing completed and nothing else can arrive
+ * (all K are submitted and waiting), flush, the way an event loop flushes
+ * when it goes idle; every collected request is resubmitted at once (its
+ * client sends the next one). Latency: submit to collection, per job.
+ */
+int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
+{
+    struct rsa_thread *th = ts;
+    const rsa_material *m = th->c->m;
+    const rsa_arg *a = arg;
+    const unsigned op = a->op, k = a->k;
+    if (jobs_reserve(th, k) != 0) {
+        return -1;
+    }
+    mbc_mgr *mgr = NULL;
+    const mbc_mgr_config cfg = {.max_wait_us = 0, .flags = 0};
+    mbc_err err = mbc_mgr_new(&mgr, &cfg);
+    if (err != MBC_OK) {
+        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
+    }
+    unsigned num_free = 0;
+    for (unsigned j = k; j-- > 0;) {
+        job_init(th, op, j);
+        th->free_jobs[num_free++] = j;
+    }
+    int rc = 0;
+    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
+    uint64_t last = start;
+    while (rc == 0) {
+        while (num_free > 0) {
+            const unsigned j = th->free_jobs[--num_free];
+            memset(th->jobs[j].out, 0, m->len);
+            th->t_submit[j] = bench_now_ns();
+            err = mbc_mgr_submit(mgr, &th->jobs[j]);
+            if (err != MBC_OK) {
+                rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
+                break;
+            }
+        }
+        long n = rc == 0 ? drain(th, mgr, op, &num_free, out, &last) : 0;
+        if (n == 0 && rc == 0) {
+            mbc_mgr_flush(mgr);
+            n = drain(th, mgr, op, &num_free, out, &last);
+            if (n == 0) {
+                rc = bench_fail("RSA-%u %s, manager: nothing completed after a flush with %u "
+                                "jobs in flight",
+                                m->bits, op_name[op], k);
+            }
+        }
+        if (n < 0) {
+            rc = -1;
+        }
+        if (rc == 0) {
+            out->ops += (uint64_t)n;
+        }
+        if (last >= end) {
+            break;
+        }
+    }
+    out->elapsed = (double)(last - start) * 1e-9;
+    mbc_mgr_flush(mgr);
+    while (mbc_mgr_get_completed(mgr) != NULL) {
+    }
+    mbc_mgr_free(mgr);
+    return rc;
+}
+
+int rsa_check_mgr(rsa_case *c, unsigned op)
+{
+    struct rsa_thread *th = c->th[0];
+    const rsa_material *m = c->m;
+    if (jobs_reserve(th, 1) != 0) {
+        return -1;
+    }
+    mbc_mgr *mgr = NULL;
+    mbc_err err = mbc_mgr_new(&mgr, NULL);
+    if (err != MBC_OK) {
+        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
+    }
+    job_init(th, op, 0);
+    memset(th->jobs[0].out, 0, m->len);
+    err = mbc_mgr_submit(mgr, &th->jobs[0]);
+    mbc_mgr_flush(mgr);
+    mbc_job *job = mbc_mgr_get_completed(mgr);
+    int rc = 0;
+    if (err != MBC_OK) {
+        rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
+    } else if (job != &th->jobs[0] || mbc_mgr_get_completed(mgr) != NULL) {
+        rc = bench_fail("RSA-%u %s, manager: one job submitted and flushed, but the manager "
+                        "did not return exactly it",
+                        m->bits, op_name[op]);
+    } else {
+        rc = job_check(th, op, job);
+    }
+    mbc_mgr_free(mgr);
+    return rc;
+}
