@@ -460,20 +460,32 @@ static void gcm_final(struct gcm_state *s, uint8_t tag[16])
     gcm_tag(key, tag, s->xi, s->j0, s->aad_len, s->ct_len);
 }
 
-MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+/* final_tag: the checks shared by finish and verify (NULL, a live context
+ * not in the phase that excludes the call, tag length), then the full tag. */
+static mbc_err final_tag(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len,
+                         uint32_t excluded_phase, uint8_t full[16])
 {
     if (ctx == NULL || tag == NULL) {
         return MBC_ERR_NULL_PARAM;
     }
     struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || s->phase == PHASE_DEC) {
+    if (!state_live(s) || s->phase == excluded_phase) {
         return MBC_ERR_STATE;
     }
     if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
         return MBC_ERR_TAG_LEN;
     }
-    uint8_t full[16];
     gcm_final(s, full);
+    return MBC_OK;
+}
+
+MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    uint8_t full[16];
+    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_DEC, full);
+    if (err != MBC_OK) {
+        return err;
+    }
     memcpy(tag, full, tag_len);
     mbc_memzero(full, sizeof(full));
     mbc_memzero(ctx, sizeof(*ctx));
@@ -482,19 +494,12 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
 
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
 {
-    if (ctx == NULL || tag == NULL) {
-        return MBC_ERR_NULL_PARAM;
-    }
-    struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || s->phase == PHASE_ENC) {
-        return MBC_ERR_STATE;
-    }
-    if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
-        return MBC_ERR_TAG_LEN;
-    }
     uint8_t full[16];
-    gcm_final(s, full);
-    int ok = mbc_ct_memeq(full, tag, tag_len);
+    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_ENC, full);
+    if (err != MBC_OK) {
+        return err;
+    }
+    const int ok = mbc_ct_memeq(full, tag, tag_len);
     mbc_memzero(full, sizeof(full));
     mbc_memzero(ctx, sizeof(*ctx));
     return ok ? MBC_OK : MBC_ERR_AUTH;
