@@ -611,47 +611,32 @@ section .text
     shr         eax, 6
 %endmacro
 
-; CORE_WHITEN m, slot / CORE_ROUND m, slot: AddRoundKey / one AES round of
-; zmm0..m-1 and xmm29 with the key of the given rk512 slot: a memory operand
-; when m < KEYREG_MIN, else loaded once into zmm25 (a memory operand per zmm
-; would make the loads, 2 zmm per cycle, the bottleneck for large m).
-%macro CORE_WHITEN 2
-%if %1 < KEYREG_MIN
+; CORE_KEYOP insn, m, slot: insn (vpxorq: AddRoundKey; vaesenc: one AES
+; round) on zmm0..m-1 and xmm29 with the key of the given rk512 slot: a
+; memory operand when m < KEYREG_MIN, else loaded once into zmm25 (a memory
+; operand per zmm would make the loads, 2 zmm per cycle, the bottleneck for
+; large m). CORE_WHITEN m, slot / CORE_ROUND m, slot name its two uses.
+%macro CORE_KEYOP 3
+%if %2 < KEYREG_MIN
 %assign k 0
-%rep %1
-    vpxorq      zmm%[k], zmm%[k], [rdi + RK512 + 64 * %2]
+%rep %2
+    %1          zmm%[k], zmm%[k], [rdi + RK512 + 64 * %3]
 %assign k k + 1
 %endrep
-    vpxorq      xmm29, xmm29, [rdi + RK512 + 64 * %2]
+    %1          xmm29, xmm29, [rdi + RK512 + 64 * %3]
 %else
-    vmovdqa64   zmm25, [rdi + RK512 + 64 * %2]
+    vmovdqa64   zmm25, [rdi + RK512 + 64 * %3]
 %assign k 0
-%rep %1
-    vpxorq      zmm%[k], zmm%[k], zmm25
+%rep %2
+    %1          zmm%[k], zmm%[k], zmm25
 %assign k k + 1
 %endrep
-    vpxorq      xmm29, xmm29, xmm25
+    %1          xmm29, xmm29, xmm25
 %endif
 %endmacro
 
-%macro CORE_ROUND 2
-%if %1 < KEYREG_MIN
-%assign k 0
-%rep %1
-    vaesenc     zmm%[k], zmm%[k], [rdi + RK512 + 64 * %2]
-%assign k k + 1
-%endrep
-    vaesenc     xmm29, xmm29, [rdi + RK512 + 64 * %2]
-%else
-    vmovdqa64   zmm25, [rdi + RK512 + 64 * %2]
-%assign k 0
-%rep %1
-    vaesenc     zmm%[k], zmm%[k], zmm25
-%assign k k + 1
-%endrep
-    vaesenc     xmm29, xmm29, xmm25
-%endif
-%endmacro
+%define CORE_WHITEN CORE_KEYOP vpxorq,
+%define CORE_ROUND CORE_KEYOP vaesenc,
 
 ; CORE_GH enc, m, k: the Karatsuba products of data zmm k (ciphertext:
 ; zmm k when encrypting, zmm 16+k when decrypting) with the powers at

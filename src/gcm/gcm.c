@@ -176,11 +176,9 @@ __attribute__((noinline)) static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_
     uint8_t full[16];
     if (iv_len == 12 && key->impl.seal12 != NULL) {
         key->impl.seal12(key, out, full, 16, iv, 12, aad, aad_len, in, in_len);
-        memcpy(tag, full, tag_len);
-        mbc_memzero(full, sizeof(full));
-        return MBC_OK;
+    } else {
+        gcm_crypt_any_iv(key, 1, full, iv, iv_len, aad, aad_len, in, out, in_len);
     }
-    gcm_crypt_any_iv(key, 1, full, iv, iv_len, aad, aad_len, in, out, in_len);
     memcpy(tag, full, tag_len);
     mbc_memzero(full, sizeof(full));
     return MBC_OK;
