@@ -225,26 +225,53 @@ static void diff_one(mbc_gcm_key *key, const uint8_t *k, size_t k_len, const voi
     }
 }
 
+/* diff_keys: one random key of each size, as an mbcrypto key of impl, and
+ * (when built in) the same key for intel-ipsec-mb (ik, else NULL). */
+static const size_t k_lens[3] = {16, 24, 32};
+struct diff_keys {
+#if MBT_HAVE_IPSEC_MB
+    struct gcm_key_data gk[3] __attribute__((aligned(64)));
+#endif
+    uint8_t k[3][32];
+    mbc_gcm_key *keys[3];
+    const void *ik[3];
+};
+
+static struct diff_keys *diff_keys_new(const char *impl)
+{
+    struct diff_keys *d = aligned_alloc(64, (sizeof(*d) + 63) / 64 * 64);
+    assert_non_null(d);
+    for (int i = 0; i < 3; i++) {
+        mbt_rand_bytes(d->k[i], k_lens[i]);
+        d->keys[i] = new_key(d->k[i], k_lens[i], impl);
+        d->ik[i] = NULL;
+#if MBT_HAVE_IPSEC_MB
+        imb_key(&d->gk[i], d->k[i], k_lens[i]);
+        d->ik[i] = &d->gk[i];
+#endif
+    }
+    return d;
+}
+
+static void diff_keys_free(struct diff_keys *d)
+{
+    for (int i = 0; i < 3; i++) {
+        mbc_gcm_key_free(d->keys[i]);
+    }
+    free(d);
+}
+
 static void test_differential(void **state)
 {
     const char *impl = use_impl(state);
-    static const size_t k_lens[3] = {16, 24, 32};
-    uint8_t k[3][32], iv[16], aad[DIFF_MAX_AAD];
-    mbc_gcm_key *keys[3];
-    const void *ik[3] = {NULL, NULL, NULL};
-#if MBT_HAVE_IPSEC_MB
-    static struct gcm_key_data gk[3] __attribute__((aligned(64)));
-#else
+    uint8_t iv[16], aad[DIFF_MAX_AAD];
+#if !MBT_HAVE_IPSEC_MB
     print_message("note: intel-ipsec-mb not built in (libipsec-mb-dev missing): OpenSSL only\n");
 #endif
-    for (int i = 0; i < 3; i++) {
-        mbt_rand_bytes(k[i], k_lens[i]);
-        keys[i] = new_key(k[i], k_lens[i], impl);
-#if MBT_HAVE_IPSEC_MB
-        imb_key(&gk[i], k[i], k_lens[i]);
-        ik[i] = &gk[i];
-#endif
-    }
+    struct diff_keys *d = diff_keys_new(impl);
+    uint8_t(*k)[32] = d->k;
+    mbc_gcm_key **keys = d->keys;
+    const void **ik = d->ik;
     size_t big = 1u << 20;
     uint8_t *msg = malloc(big), *buf = malloc(3 * (big + 16));
     assert_non_null(msg);
@@ -293,9 +320,7 @@ static void test_differential(void **state)
         diff_one(keys[i % 3], k[i % 3], k_lens[i % 3], ik[i % 3], iv, 12, aad,
                  (size_t)(mbt_rand() % 65), msg, len, buf);
     }
-    for (int i = 0; i < 3; i++) {
-        mbc_gcm_key_free(keys[i]);
-    }
+    diff_keys_free(d);
     free(msg);
     free(buf);
 }
@@ -313,24 +338,14 @@ static void test_long_aad(void **state)
                                       513, 528, 544, 560, 561, 576, 600, 1000, 4099};
     static const size_t lens[] = {0,   1,   15,  16,  17,  31,  32,  33,  48,  63,   64,  65,
                                   100, 255, 256, 257, 496, 497, 511, 512, 513, 1000, 1025};
-    uint8_t k[3][32], iv[12], *aad = malloc(4099), *msg = malloc(1025), *buf = malloc(3 * 1041);
-    static const size_t k_lens[3] = {16, 24, 32};
-    mbc_gcm_key *keys[3];
-    const void *ik[3] = {NULL, NULL, NULL};
-#if MBT_HAVE_IPSEC_MB
-    static struct gcm_key_data gk[3] __attribute__((aligned(64)));
-#endif
+    uint8_t iv[12], *aad = malloc(4099), *msg = malloc(1025), *buf = malloc(3 * 1041);
     assert_non_null(aad);
     assert_non_null(msg);
     assert_non_null(buf);
-    for (int i = 0; i < 3; i++) {
-        mbt_rand_bytes(k[i], k_lens[i]);
-        keys[i] = new_key(k[i], k_lens[i], impl);
-#if MBT_HAVE_IPSEC_MB
-        imb_key(&gk[i], k[i], k_lens[i]);
-        ik[i] = &gk[i];
-#endif
-    }
+    struct diff_keys *d = diff_keys_new(impl);
+    uint8_t(*k)[32] = d->k;
+    mbc_gcm_key **keys = d->keys;
+    const void **ik = d->ik;
     mbt_rand_bytes(aad, 4099);
     mbt_rand_bytes(msg, 1025);
     for (size_t a = 0; a < sizeof(aad_lens) / sizeof(aad_lens[0]); a++) {
@@ -341,9 +356,7 @@ static void test_long_aad(void **state)
                      buf);
         }
     }
-    for (int i = 0; i < 3; i++) {
-        mbc_gcm_key_free(keys[i]);
-    }
+    diff_keys_free(d);
     free(aad);
     free(msg);
     free(buf);
