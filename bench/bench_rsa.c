@@ -353,83 +353,94 @@ static uint64_t deadline(uint64_t start, double seconds)
     return start + (uint64_t)(seconds * 1e9);
 }
 
-int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
+/*
+ * One timed unit of a run: does its operations, sets *t_done as soon as they
+ * are done (before the check, so latency excludes it), checks the results
+ * and returns how many operations it did, or -1.
+ */
+typedef int (*rsa_unit)(struct rsa_thread *th, unsigned op, uint64_t *t_done);
+
+/* timed_run: units until seconds have passed; one latency sample a unit. */
+static int timed_run(struct rsa_thread *th, const void *arg, double seconds, run_out *out,
+                     rsa_unit unit)
 {
-    struct rsa_thread *th = ts;
-    const rsa_case *c = th->c;
     const unsigned op = ((const rsa_arg *)arg)->op;
     const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
     uint64_t t0 = start, t1;
     do {
-        const unsigned e0 = th->next8;
-        th->next8 = (th->next8 + MBC_LANES) % RSA_POOL;
-        mbc_status st = mb8_call(c, op, e0, th->out);
-        t1 = bench_now_ns();
-        run_out_lat(out, t1 - t0); /* the latency of a batch */
-        if (check_mb8(c, op, e0, st, th->out) != 0) {
+        const int n = unit(th, op, &t1);
+        if (n < 0) {
             return -1;
         }
-        out->ops += MBC_LANES;
+        run_out_lat(out, t1 - t0);
+        out->ops += (uint64_t)n;
         t0 = bench_now_ns();
     } while (t1 < end);
     out->elapsed = (double)(t1 - start) * 1e-9;
     return 0;
+}
+
+/* unit_mb8: one 8-lane call (its latency is the batch's). */
+static int unit_mb8(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+{
+    const unsigned e0 = th->next8;
+    th->next8 = (th->next8 + MBC_LANES) % RSA_POOL;
+    mbc_status st = mb8_call(th->c, op, e0, th->out);
+    *t_done = bench_now_ns();
+    return check_mb8(th->c, op, e0, st, th->out) != 0 ? -1 : MBC_LANES;
+}
+
+/* unit_single: one single-request call. */
+static int unit_single(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+{
+    const rsa_case *c = th->c;
+    const rsa_material *m = c->m;
+    const unsigned e = th->next;
+    th->next = (th->next + 1) % RSA_POOL;
+    memset(th->out[0], 0, m->len);
+    mbc_err err = op == RSA_OP_PRIVATE
+                      ? mbc_rsa_private_crt(th->out[0], m->in[op][e], lane_key(c, op, e))
+                      : mbc_rsa_public(th->out[0], m->in[op][e], lane_key(c, op, e));
+    *t_done = bench_now_ns();
+    if (err != MBC_OK || memcmp(th->out[0], m->want[op][e], m->len) != 0) {
+        return bench_fail("RSA-%u %s, single call: %s", m->bits, op_name[op],
+                          err != MBC_OK ? mbc_err_str(err) : "result differs from OpenSSL");
+    }
+    return 1;
+}
+
+/* unit_ossl: one OpenSSL operation, same request pool. */
+static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+{
+    const rsa_material *m = th->c->m;
+    const unsigned e = th->next;
+    th->next = (th->next + 1) % RSA_POOL;
+    memset(th->out[0], 0, m->len);
+    int rc = mbt_ossl_rsa_raw_op(th->ossl[op][e % m->num_keys], op == RSA_OP_PRIVATE, th->out[0],
+                                 m->in[op][e], m->len);
+    *t_done = bench_now_ns();
+    if (rc != 0) {
+        return ossl_fail("raw RSA operation failed");
+    }
+    if (memcmp(th->out[0], m->want[op][e], m->len) != 0) {
+        return bench_fail("RSA-%u %s: OpenSSL's result changed", m->bits, op_name[op]);
+    }
+    return 1;
+}
+
+int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
+{
+    return timed_run(ts, arg, seconds, out, unit_mb8);
 }
 
 int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out)
 {
-    struct rsa_thread *th = ts;
-    const rsa_case *c = th->c;
-    const rsa_material *m = c->m;
-    const unsigned op = ((const rsa_arg *)arg)->op;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t t0 = start, t1;
-    do {
-        const unsigned e = th->next;
-        th->next = (th->next + 1) % RSA_POOL;
-        memset(th->out[0], 0, m->len);
-        mbc_err err = op == RSA_OP_PRIVATE
-                          ? mbc_rsa_private_crt(th->out[0], m->in[op][e], lane_key(c, op, e))
-                          : mbc_rsa_public(th->out[0], m->in[op][e], lane_key(c, op, e));
-        t1 = bench_now_ns();
-        run_out_lat(out, t1 - t0);
-        if (err != MBC_OK || memcmp(th->out[0], m->want[op][e], m->len) != 0) {
-            return bench_fail("RSA-%u %s, single call: %s", m->bits, op_name[op],
-                              err != MBC_OK ? mbc_err_str(err) : "result differs from OpenSSL");
-        }
-        out->ops++;
-        t0 = bench_now_ns();
-    } while (t1 < end);
-    out->elapsed = (double)(t1 - start) * 1e-9;
-    return 0;
+    return timed_run(ts, arg, seconds, out, unit_single);
 }
 
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
 {
-    struct rsa_thread *th = ts;
-    const rsa_material *m = th->c->m;
-    const unsigned op = ((const rsa_arg *)arg)->op;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t t0 = start, t1;
-    do {
-        const unsigned e = th->next;
-        th->next = (th->next + 1) % RSA_POOL;
-        memset(th->out[0], 0, m->len);
-        int rc = mbt_ossl_rsa_raw_op(th->ossl[op][e % m->num_keys], op == RSA_OP_PRIVATE,
-                                     th->out[0], m->in[op][e], m->len);
-        t1 = bench_now_ns();
-        run_out_lat(out, t1 - t0);
-        if (rc != 0) {
-            return ossl_fail("raw RSA operation failed");
-        }
-        if (memcmp(th->out[0], m->want[op][e], m->len) != 0) {
-            return bench_fail("RSA-%u %s: OpenSSL's result changed", m->bits, op_name[op]);
-        }
-        out->ops++;
-        t0 = bench_now_ns();
-    } while (t1 < end);
-    out->elapsed = (double)(t1 - start) * 1e-9;
-    return 0;
+    return timed_run(ts, arg, seconds, out, unit_ossl);
 }
 
 /* jobs_reserve: room for k jobs in th. */

@@ -351,17 +351,25 @@ MB52_INLINE void mb52_redc_k(mb52_row *r, const mb52_row *t, const mb52_row *m, 
     mb52_wide_k(r, NULL, NULL, t, m, m0inv, k);
 }
 
+/* mb52_sub_borrow: t = a - b per lane, digits masked; returns the borrow out
+ * of the top digit (0 or 1 per lane). Pre: a, b normalised. */
+MB52_INLINE vec mb52_sub_borrow(vec *t, const mb52_row *a, const mb52_row *b, unsigned k)
+{
+    const vec mask = v_set1(MB52_MASK);
+    vec borrow = v_zero();
+    for (unsigned j = 0; j < k; j++) {
+        vec d = v_sub(v_sub(v_load(a[j]), v_load(b[j])), borrow);
+        borrow = v_srl(d, 63);
+        t[j] = v_and(d, mask);
+    }
+    return borrow;
+}
+
 /* mb52_cond_sub: r = r >= m ? r - m : r per lane. Pre: r, m normalised. */
 MB52_INLINE void mb52_cond_sub(mb52_row *r, const mb52_row *m, unsigned k)
 {
     vec t[MB52_MAX_DIGITS];
-    const vec mask = v_set1(MB52_MASK);
-    vec borrow = v_zero();
-    for (unsigned j = 0; j < k; j++) {
-        vec d = v_sub(v_sub(v_load(r[j]), v_load(m[j])), borrow);
-        borrow = v_srl(d, 63);
-        t[j] = v_and(d, mask);
-    }
+    const vec borrow = mb52_sub_borrow(t, r, m, k);
     const vmask ge = v_eq(borrow, v_zero());
     for (unsigned j = 0; j < k; j++) {
         v_store(r[j], v_blend(ge, v_load(r[j]), t[j]));
@@ -374,12 +382,7 @@ MB52_INLINE void mb52_mod_sub(mb52_row *r, const mb52_row *a, const mb52_row *b,
 {
     vec t[MB52_MAX_DIGITS];
     const vec mask = v_set1(MB52_MASK);
-    vec borrow = v_zero();
-    for (unsigned j = 0; j < k; j++) {
-        vec d = v_sub(v_sub(v_load(a[j]), v_load(b[j])), borrow);
-        borrow = v_srl(d, 63);
-        t[j] = v_and(d, mask);
-    }
+    const vec borrow = mb52_sub_borrow(t, a, b, k);
     /* where a < b, add m back; the carry out of the top digit is dropped */
     const vmask neg = v_nonzero(borrow);
     vec carry = v_zero();
