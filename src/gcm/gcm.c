@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../ct.h"
 #include "../dispatch.h"
 #include "gcm_internal.h"
 
@@ -112,6 +113,26 @@ static void gcm_tag(const struct mbc_gcm_key *key, uint8_t tag[16], uint8_t xi[1
     mbc_memzero(ek, sizeof(ek));
 }
 
+/* release_tag: writes the first tag_len bytes of the full tag to tag, the
+ * caller's output (declassified there), and wipes full. */
+static void release_tag(uint8_t *tag, uint8_t full[16], size_t tag_len)
+{
+    memcpy(tag, full, tag_len);
+    mbc_declassify(tag, tag_len);
+    mbc_memzero(full, 16);
+}
+
+/* tag_matches: 1 if the first tag_len bytes of full equal tag (constant
+ * time), else 0; wipes full. The verdict is declassified here, the one
+ * secret-derived value the callers branch on. */
+static int tag_matches(uint8_t full[16], const uint8_t *tag, size_t tag_len)
+{
+    int ok = mbc_ct_memeq(full, tag, tag_len);
+    mbc_memzero(full, 16);
+    mbc_declassify(&ok, sizeof(ok));
+    return ok;
+}
+
 static int tag_len_ok(size_t tag_len, int short_ok)
 {
     return (tag_len >= 12 && tag_len <= 16) || (short_ok && (tag_len == 4 || tag_len == 8));
@@ -179,8 +200,8 @@ __attribute__((noinline)) static mbc_err gcm_seal(const mbc_gcm_key *key, uint8_
     } else {
         gcm_crypt_any_iv(key, 1, full, iv, iv_len, aad, aad_len, in, out, in_len);
     }
-    memcpy(tag, full, tag_len);
-    mbc_memzero(full, sizeof(full));
+    mbc_declassify(out, in_len);
+    release_tag(tag, full, tag_len);
     return MBC_OK;
 }
 
@@ -201,12 +222,11 @@ __attribute__((noinline)) static mbc_err gcm_open(const mbc_gcm_key *key, uint8_
         return key->impl.open12(key, out, tag, tag_len, iv, 12, aad, aad_len, in, in_len);
     }
     gcm_crypt_any_iv(key, 0, full, iv, iv_len, aad, aad_len, in, out, in_len);
-    int ok = mbc_ct_memeq(full, tag, tag_len);
-    mbc_memzero(full, sizeof(full));
-    if (!ok) {
+    if (!tag_matches(full, tag, tag_len)) {
         mbc_memzero(out, in_len);
         return MBC_ERR_AUTH;
     }
+    mbc_declassify(out, in_len);
     return MBC_OK;
 }
 
@@ -387,6 +407,8 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
         return MBC_ERR_TOO_LONG;
     }
     const struct mbc_gcm_key *key = s->key;
+    uint8_t *const released = out;
+    const size_t released_len = len;
     if (s->phase == PHASE_AAD) {
         if (s->buf_len > 0) {
             key->impl.ghash(key, s->xi, s->buf, s->buf_len);
@@ -406,11 +428,11 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
             in++;
             len--;
         }
-        if (s->buf_len < 16) {
-            return MBC_OK;
+        /* len is 0 here unless the block is complete */
+        if (s->buf_len == 16) {
+            key->impl.ghash(key, s->xi, s->buf, 16);
+            s->buf_len = 0;
         }
-        key->impl.ghash(key, s->xi, s->buf, 16);
-        s->buf_len = 0;
     }
     size_t bulk = len & ~(size_t)15;
     if (bulk != 0) {
@@ -434,6 +456,8 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
         }
         s->buf_len = (uint32_t)len;
     }
+    /* Both directions hand their output to the caller at once. */
+    mbc_declassify(released, released_len);
     return MBC_OK;
 }
 
@@ -484,8 +508,7 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     if (err != MBC_OK) {
         return err;
     }
-    memcpy(tag, full, tag_len);
-    mbc_memzero(full, sizeof(full));
+    release_tag(tag, full, tag_len);
     mbc_memzero(ctx, sizeof(*ctx));
     return MBC_OK;
 }
@@ -497,8 +520,7 @@ MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_
     if (err != MBC_OK) {
         return err;
     }
-    const int ok = mbc_ct_memeq(full, tag, tag_len);
-    mbc_memzero(full, sizeof(full));
+    const int ok = tag_matches(full, tag, tag_len);
     mbc_memzero(ctx, sizeof(*ctx));
     return ok ? MBC_OK : MBC_ERR_AUTH;
 }

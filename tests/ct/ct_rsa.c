@@ -22,16 +22,6 @@
  * cannot run is a "# SKIP" case. Links nothing but the library and libc:
  * uninstrumented libraries would give MSan false reports.
  */
-#if defined(__has_feature)
-#if __has_feature(memory_sanitizer)
-#define CT_MSAN 1
-#endif
-#endif
-#if !defined(CT_MSAN)
-#error "ct_rsa is built only with -fsanitize=memory (meson -Db_sanitize=memory -Dct_check=true)"
-#endif
-
-#include <sanitizer/msan_interface.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +29,7 @@
 #include "mbcrypto.h"
 #include "rsa/rsa_internal.h"
 
-#ifndef MBC_CT_VECTORS_DIR
-#define MBC_CT_VECTORS_DIR "../shared/vectors"
-#endif
+#include "ct_util.h"
 
 #define MAX_BYTES 512
 
@@ -56,112 +44,22 @@ struct key_material {
     size_t len[F_COUNT];
 };
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return NULL;
-    }
-    char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        size = ftell(f);
-    }
-    if (size >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)size + 1);
-        if (buf != NULL && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        }
-        if (buf != NULL) {
-            buf[size] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
-static const char *skip_space(const char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
-        s++;
-    }
-    return s;
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
-/* parse_hex_field: the hex string value of "name" after obj into out. */
-static int parse_hex_field(const char *obj, const char *name, uint8_t *out, size_t cap,
-                           size_t *len)
-{
-    char pat[64];
-    snprintf(pat, sizeof(pat), "\"%s\"", name);
-    const char *s = strstr(obj, pat);
-    if (s == NULL) {
-        return -1;
-    }
-    s = skip_space(s + strlen(pat));
-    if (*s != ':') {
-        return -1;
-    }
-    s = skip_space(s + 1);
-    if (*s != '"') {
-        return -1;
-    }
-    s++;
-    size_t digits = 0;
-    while (hex_value(s[digits]) >= 0) {
-        digits++;
-    }
-    if (s[digits] != '"' || digits == 0 || (digits + 1) / 2 > cap) {
-        return -1;
-    }
-    /* an odd count has an implicit leading zero nibble */
-    size_t n = (digits + 1) / 2;
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++) {
-        int hi = (i == 0 && digits % 2 == 1) ? 0 : hex_value(s[d++]);
-        int lo = hex_value(s[d++]);
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    *len = n;
-    return 0;
-}
-
 /* load_key_material: the privateKey of the first test group of
  * rsa_pkcs1_<bits>_test.json. */
 static int load_key_material(unsigned bits, struct key_material *km)
 {
-    const char *dir = getenv("MBC_VECTORS_DIR");
-    if (dir == NULL || dir[0] == '\0') {
-        dir = MBC_CT_VECTORS_DIR;
-    }
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/wycheproof/rsa_pkcs1_%u_test.json", dir, bits);
-    char *text = read_file(path);
+    char file[64];
+    snprintf(file, sizeof(file), "rsa_pkcs1_%u_test.json", bits);
+    char *text = ct_read_vectors(file);
     if (text == NULL) {
-        fprintf(stderr, "ct_rsa: cannot read %s (set MBC_VECTORS_DIR)\n", path);
         return -1;
     }
     int rc = -1;
     const char *obj = text;
     while ((obj = strstr(obj, "\"privateKey\"")) != NULL) {
-        const char *s = skip_space(obj + strlen("\"privateKey\""));
-        if (*s == ':' && *skip_space(s + 1) == '{') {
-            obj = skip_space(s + 1);
+        const char *s = ct_skip_space(obj + strlen("\"privateKey\""));
+        if (*s == ':' && *ct_skip_space(s + 1) == '{') {
+            obj = ct_skip_space(s + 1);
             break;
         }
         obj += 1;
@@ -169,11 +67,11 @@ static int load_key_material(unsigned bits, struct key_material *km)
     if (obj != NULL) {
         rc = 0;
         for (int f = 0; f < F_COUNT && rc == 0; f++) {
-            rc = parse_hex_field(obj, field_names[f], km->v[f], sizeof(km->v[f]), &km->len[f]);
+            rc = ct_parse_hex_field(obj, field_names[f], km->v[f], sizeof(km->v[f]), &km->len[f]);
         }
     }
     if (rc != 0) {
-        fprintf(stderr, "ct_rsa: no privateKey fields in %s\n", path);
+        fprintf(stderr, "ct_rsa: no privateKey fields in %s\n", file);
     }
     free(text);
     return rc;
@@ -187,16 +85,6 @@ static void poison_key(mbc_rsa_priv_key *key)
     __msan_poison(key->dp, sizeof(key->dp));
     __msan_poison(key->dq, sizeof(key->dq));
     __msan_poison(key->qinv_r, sizeof(key->qinv_r));
-}
-
-static uint64_t rng_state;
-
-static uint8_t rng_byte(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint8_t)(rng_state >> 32);
 }
 
 /* The keys, 8 reference inputs and buffers of one modulus size. */
@@ -234,9 +122,9 @@ static int ctx_init(struct ctx *c, unsigned bits)
     }
     memcpy(c->n, n, n_len);
     const mbc_rsa_priv_components comp = {
-        km.v[F_N], km.len[F_N], km.v[F_E], km.len[F_E], km.v[F_P], km.len[F_P],
-        km.v[F_Q], km.len[F_Q], km.v[F_DP], km.len[F_DP], km.v[F_DQ], km.len[F_DQ],
-        km.v[F_QINV], km.len[F_QINV],
+        km.v[F_N],   km.len[F_N],  km.v[F_E],    km.len[F_E],    km.v[F_P],
+        km.len[F_P], km.v[F_Q],    km.len[F_Q],  km.v[F_DP],     km.len[F_DP],
+        km.v[F_DQ],  km.len[F_DQ], km.v[F_QINV], km.len[F_QINV],
     };
     mbc_err err = mbc_rsa_priv_key_new(&c->priv, &comp);
     if (err == MBC_OK) {
@@ -249,7 +137,7 @@ static int ctx_init(struct ctx *c, unsigned bits)
     poison_key(c->priv);
 
     /* lane 0: 0, lane 1: 1, lane 2: n - 1, the others random below n */
-    rng_state = 0x9E3779B97F4A7C15ull ^ bits;
+    ct_rng_seed(0x9E3779B97F4A7C15ull ^ bits);
     for (unsigned l = 0; l < MBC_LANES; l++) {
         uint8_t *r = c->ref[l];
         if (l == 0 || l == 1) {
@@ -260,7 +148,7 @@ static int ctx_init(struct ctx *c, unsigned bits)
             r[c->len - 1] -= 1; /* n is odd */
         } else {
             for (size_t i = 0; i < c->len; i++) {
-                r[i] = rng_byte();
+                r[i] = ct_rng_byte();
             }
             r[0] = (uint8_t)(r[0] % c->n[0]);
         }
@@ -300,8 +188,7 @@ static int run_case(struct ctx *c, const char *impl)
         printf("# %s %u: status 0x%08x, expected every lane OK\n", impl, c->bits, st);
         return -1;
     }
-    st = mbc_rsa_public_mb8(back_p, (const uint8_t *const *)out, pub, c->bits,
-                            MBC_LANE_MASK_ALL);
+    st = mbc_rsa_public_mb8(back_p, (const uint8_t *const *)out, pub, c->bits, MBC_LANE_MASK_ALL);
     if (st != 0) {
         printf("# %s %u: public status 0x%08x\n", impl, c->bits, st);
         return -1;
@@ -348,8 +235,7 @@ static int run_case(struct ctx *c, const char *impl)
     st = mbc_rsa_private_crt_mb8(out, in, priv, c->bits, MBC_LANE_MASK_ALL);
     const mbc_status want = (mbc_status)MBC_LANE_BAD_PARAM << 28;
     if (st != want) {
-        printf("# %s %u: status 0x%08x with in[7] = n, expected 0x%08x\n", impl, c->bits, st,
-               want);
+        printf("# %s %u: status 0x%08x with in[7] = n, expected 0x%08x\n", impl, c->bits, st, want);
         return -1;
     }
     for (unsigned l = 0; l < MBC_LANES; l++) {
@@ -367,9 +253,8 @@ static int run_case(struct ctx *c, const char *impl)
 /* select_impl: the RSA kernel name after selecting it, NULL if unavailable. */
 static const char *select_impl(const char *want)
 {
-    mbc_cpu_restrict(strcmp(want, "c") == 0 ? 0 : ~(uint64_t)0);
-    const char *got = mbc_impl_name(MBC_ALG_RSA);
-    return (got != NULL && strcmp(got, want) == 0) ? got : NULL;
+    return ct_select_impl(MBC_ALG_RSA, want, strcmp(want, "c") == 0 ? 0 : ~(uint64_t)0) ? want
+                                                                                        : NULL;
 }
 
 static int run_checks(void)
@@ -456,17 +341,5 @@ static int run_control(int index)
 
 int main(int argc, char **argv)
 {
-    /* line-buffered: an MSan report ends the process without flushing stdio */
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc == 1) {
-        return run_checks();
-    }
-    if (argc == 2 && strcmp(argv[1], "--leaky") == 0) {
-        return run_control(0);
-    }
-    if (argc == 2 && strcmp(argv[1], "--leaky-index") == 0) {
-        return run_control(1);
-    }
-    fprintf(stderr, "usage: ct_rsa [--leaky | --leaky-index]\n");
-    return 2;
+    return ct_main(argc, argv, run_checks, run_control);
 }
