@@ -52,6 +52,18 @@ static inline void mbc_msan_spread(uint64_t *r, const uint64_t *const *ops, int 
         }
     }
 }
+
+/*
+ * mbc_msan_spread_all: the cross-lane form of mbc_msan_spread, for results
+ * that mix lanes (a lane shift, a sum over lanes): all r_len bytes of r
+ * become secret when any byte of the ops_len bytes at ops holds a secret bit.
+ */
+static inline void mbc_msan_spread_all(void *r, size_t r_len, const void *ops, size_t ops_len)
+{
+    if (__msan_test_shadow(ops, ops_len) != -1) {
+        __msan_poison(r, r_len);
+    }
+}
 #endif
 
 /* mbc_value_barrier: returns x, opaque to the optimiser. */

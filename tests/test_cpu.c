@@ -72,6 +72,7 @@ static void test_dispatch_fill(void **state)
 #if MBC_HAVE_IFMA
     assert_string_equal(t.rsa_name, "ifma");
     assert_ptr_equal(t.rsa_crt, rsa_crt_kern_ifma);
+    assert_ptr_equal(t.rsa_crt_one, rsa_crt_kern_h2_ifma);
 #else
     assert_string_equal(t.rsa_name, "c");
 #endif

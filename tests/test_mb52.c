@@ -377,6 +377,168 @@ static void test_redc(void **state)
     }
 }
 
+/* bn_mod_pow2: 2^e mod m. */
+static BIGNUM *bn_mod_pow2(int e, const BIGNUM *m, BN_CTX *ctx)
+{
+    BIGNUM *r = BN_new();
+    BN_zero(r);
+    BN_set_bit(r, e);
+    BN_mod(r, r, m, ctx);
+    return r;
+}
+
+/* h2_exponent: a 1024-bit CRT exponent of the given kind: random, all ones
+ * (every window 31), zero (every window 0), windows alternately 31 and 0,
+ * one, or only the top (partial) window set. */
+static BIGNUM *h2_exponent(unsigned kind)
+{
+    BIGNUM *d = BN_new();
+    BN_zero(d);
+    switch (kind % 6) {
+    case 0:
+        BN_rand(d, 1024, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY);
+        break;
+    case 1:
+        BN_set_bit(d, 1024);
+        BN_sub_word(d, 1);
+        break;
+    case 2:
+        break;
+    case 3:
+        for (int b = 0; b < 1024; b++) {
+            if ((b / RSA_WIN) % 2 == 0) {
+                BN_set_bit(d, b);
+            }
+        }
+        break;
+    case 4:
+        BN_one(d);
+        break;
+    default:
+        for (int b = 1020; b < 1024; b++) {
+            BN_set_bit(d, b);
+        }
+    }
+    return d;
+}
+
+/*
+ * The horizontal CRT halves of a lone RSA-2048 request (rsa_h2.c, the
+ * single-request IFMA kernel) give exactly the digits of the vertical
+ * crt_half of the 8-lane kernel, and those are in^d mod m (BIGNUM). Random
+ * odd 1024-bit moduli with the top bit set (the arithmetic does not need
+ * primes), inputs 0, 1, n - 1 (n = m_p m_q), all-ones digits below n and
+ * random ones; exponents with all-ones and all-zero windows.
+ */
+static void test_crt_halves_h2(void **state)
+{
+    (void)state;
+    if (!mbt_impl_available("ifma")) {
+        print_message("SKIP horizontal CRT halves: this CPU (or build) lacks AVX-512 IFMA\n");
+        skip();
+    }
+#if MBC_HAVE_IFMA
+    const unsigned kh = 20, kn = 40, iters = 60;
+    mb52_row *m = alloc_rows(kh), *m0 = alloc_rows(1), *r1 = alloc_rows(kh);
+    mb52_row *tm = alloc_rows(kh), *d = alloc_rows(kh), *in = alloc_rows(kn);
+    mb52_row *hp = alloc_rows(kh), *hq = alloc_rows(kh), *vp = alloc_rows(kh);
+    mb52_row *vq = alloc_rows(kh), *scratch = alloc_rows(rsa_crt_scratch_rows(kh));
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *r52 = BN_new();
+    BN_zero(r52);
+    BN_set_bit(r52, 52);
+    for (unsigned iter = 0; iter < iters; iter++) {
+        BIGNUM *mb[2], *db[2];
+        for (unsigned n = 0; n < 2; n++) {
+            mb[n] = BN_new();
+            BN_rand(mb[n], 1024, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
+            db[n] = h2_exponent(iter + 3 * n);
+            BIGNUM *inv = BN_mod_inverse(NULL, mb[n], r52, ctx);
+            BN_sub(inv, r52, inv); /* -m^-1 mod 2^52 */
+            BIGNUM *rr = bn_mod_pow2(52 * 20, mb[n], ctx), *r3 = bn_mod_pow2(3 * 52 * 20, mb[n], ctx);
+            bn_to_lane(m, kh, n, mb[n]);
+            bn_to_lane(m0, 1, n, inv);
+            bn_to_lane(r1, kh, n, rr);
+            bn_to_lane(tm, kh, n, r3);
+            bn_to_lane(d, kh, n, db[n]);
+            BN_free(inv);
+            BN_free(rr);
+            BN_free(r3);
+        }
+        BIGNUM *nb = BN_new(), *x = BN_new();
+        BN_mul(nb, mb[0], mb[1], ctx);
+        switch (iter % 5) {
+        case 0:
+            BN_zero(x);
+            break;
+        case 1:
+            BN_one(x);
+            break;
+        case 2:
+            BN_sub(x, nb, BN_value_one());
+            break;
+        case 3: /* all-ones digits, reduced below n */
+            BN_set_bit(x, 52 * 40);
+            BN_sub_word(x, 1);
+            BN_mod(x, x, nb, ctx);
+            break;
+        default:
+            BN_rand_range(x, nb);
+        }
+        memset(in, 0, (size_t)kn * sizeof(mb52_row));
+        bn_to_lane(in, kn, 0, x);
+        bn_to_lane(in, kn, 1, x);
+
+        struct rsa_crt_args a = {0};
+        a.paired = 1;
+        a.p = (struct rsa_mod){kh, m, m0, r1, tm};
+        a.q = a.p;
+        a.dp = a.dq = d;
+        a.half_bits = 1024;
+        a.in = in;
+        a.scratch = scratch;
+        /* 1: the horizontal exponentiation ran; 0: the vertical one */
+        assert_int_equal(rsa_crt_halves_test_ifma(hp, hq, &a, 1), 1);
+        assert_int_equal(rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
+        for (unsigned n = 0; n < 2; n++) {
+            const mb52_row *h = n == 0 ? hp : hq, *v = n == 0 ? vp : vq;
+            BIGNUM *want = BN_new(), *got = lane_bn(h, kh, 0);
+            BN_mod_exp(want, x, db[n], mb[n], ctx);
+            for (unsigned j = 0; j < kh; j++) {
+                if (h[j][0] != v[j][0]) {
+                    fail_msg("iter %u half %u digit %u: horizontal 0x%llx, vertical 0x%llx", iter,
+                             n, j, (unsigned long long)h[j][0], (unsigned long long)v[j][0]);
+                }
+            }
+            if (BN_cmp(got, want) != 0) {
+                fail_msg("iter %u half %u: the result is not in^d mod m", iter, n);
+            }
+            BN_free(want);
+            BN_free(got);
+            BN_free(mb[n]);
+            BN_free(db[n]);
+        }
+        BN_free(nb);
+        BN_free(x);
+    }
+    print_message("ifma: %u lone RSA-2048 CRT half pairs, horizontal == vertical == BIGNUM\n",
+                  iters);
+    BN_free(r52);
+    BN_CTX_free(ctx);
+    free(m);
+    free(m0);
+    free(r1);
+    free(tm);
+    free(d);
+    free(in);
+    free(hp);
+    free(hq);
+    free(vp);
+    free(vq);
+    free(scratch);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_cvt_reference),
         MBT_IMPL_TESTS(test_amm),
         MBT_IMPL_TESTS(test_redc),
+        cmocka_unit_test(test_crt_halves_h2),
     };
     return mbt_run("mb52", tests);
 }

@@ -12,6 +12,9 @@
 #include "../mb52/arith.h"
 #include "../mb52/var.h"
 #include "rsa_kern.h"
+#if MBC_VEC_IFMA
+#include "rsa_h2.h"
+#endif
 
 /* Batches this backend ran: lets a test prove the dispatched kernel ran. */
 _Atomic unsigned long MBC_KFN(rsa_kern_hits);
@@ -155,26 +158,25 @@ void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
 }
 
 /*
- * crt_half: out = in^d mod m per lane, fully reduced (< m), constant time.
- * in has 2k rows (< n < R m); d has k rows and at most d_bits bits.
- * scratch: (2^RSA_WIN + 4) k rows.
+ * exp_fn: r = x^d R^(1-d) mod m per lane (Montgomery form, < 2m), fixed
+ * windows of RSA_WIN bits over exactly d_bits bits, a full masked scan of the
+ * table per window. x (k rows) < 2m; d has k rows. scratch: the
+ * (2^RSA_WIN + 1) k rows of crt_half's table area.
+ * win_exp: the vertical one (every lane); rsa_h2_exp_ifma (rsa_h2.c): the
+ * horizontal one of lanes 0 and 1 at k = 20, the same digits.
  */
-static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md,
-                     const mb52_row *d, unsigned d_bits, mb52_row *scratch)
+typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
+                    const mb52_row *d, unsigned d_bits, mb52_row *scratch);
+
+static void win_exp(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
+                    const mb52_row *d, unsigned d_bits, mb52_row *scratch)
 {
     const unsigned k = md->k;
     const unsigned nt = 1u << RSA_WIN;
     const struct mont_ops *ops = mont_for(k);
     const vec m0 = v_load(*md->m0inv);
     mb52_row *table = scratch;
-    mb52_row *x = scratch + (size_t)nt * k;
-    mb52_row *r = x + k;
-    mb52_row *w = r + k;
-    mb52_row *one = w + k;
-
-    /* x = in R mod m: REDC gives in / R, times R^3 gives in R. */
-    ops->redc(x, in, md->m, m0);
-    ops->mul(x, x, md->to_mont, md->m, m0);
+    mb52_row *w = scratch + (size_t)nt * k;
 
     mb52_copy(table, md->r1, k);
     mb52_copy(table + k, x, k);
@@ -198,21 +200,39 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
         mb52_lookup(w, table, nt, mb52_window(d, k, wi * RSA_WIN, RSA_WIN), k);
         ops->mul(r, r, w, md->m, m0);
     }
+}
+
+/*
+ * crt_half: out = in^d mod m per lane, fully reduced (< m), constant time,
+ * the exponentiation done by exp. in has 2k rows (< n < R m); d has k rows
+ * and at most d_bits bits. scratch: (2^RSA_WIN + 4) k rows.
+ */
+static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md,
+                     const mb52_row *d, unsigned d_bits, mb52_row *scratch, exp_fn *exp)
+{
+    const unsigned k = md->k;
+    const struct mont_ops *ops = mont_for(k);
+    const vec m0 = v_load(*md->m0inv);
+    mb52_row *x = scratch + ((size_t)(1u << RSA_WIN) + 1) * k;
+    mb52_row *r = x + k;
+    mb52_row *one = r + k;
+
+    /* x = in R mod m: REDC gives in / R, times R^3 gives in R. */
+    ops->redc(x, in, md->m, m0);
+    ops->mul(x, x, md->to_mont, md->m, m0);
+    exp(r, x, md, d, d_bits, scratch);
     from_mont(out, r, md, ops, one);
 }
 
-void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
+/*
+ * crt_halves: mp = in^dp mod p and mq = in^dq mod q in the lanes of their
+ * requests (see rsa_crt_args: paired), fully reduced.
+ */
+static void crt_halves(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a,
+                       mb52_row *scratch, exp_fn *exp)
 {
-    MBC_KFN(rsa_kern_hits)++;
     const unsigned kh = a->p.k;
-    const unsigned kn = 2 * kh;
-    mb52_row *half_scratch = a->scratch;
-    mb52_row *mp = a->scratch + ((1u << RSA_WIN) + 4) * kh;
-    mb52_row *mq = mp + kh;
-    mb52_row *check = mq + kh;
-    mb52_row *pub_scratch = check + kn;
-
-    crt_half(mp, a->in, &a->p, a->dp, a->half_bits, half_scratch);
+    crt_half(mp, a->in, &a->p, a->dp, a->half_bits, scratch, exp);
     if (a->paired != 0) {
         /* The q halves came out in lanes n..2n-1: move them under their p. */
         const unsigned n = a->paired;
@@ -222,8 +242,22 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
             }
         }
     } else {
-        crt_half(mq, a->in, &a->q, a->dq, a->half_bits, half_scratch);
+        crt_half(mq, a->in, &a->q, a->dq, a->half_bits, scratch, exp);
     }
+}
+
+/* crt_kern: the private operation with the half exponentiations done by exp. */
+static void crt_kern(struct rsa_crt_args *a, exp_fn *exp)
+{
+    const unsigned kh = a->p.k;
+    const unsigned kn = 2 * kh;
+    mb52_row *half_scratch = a->scratch;
+    mb52_row *mp = a->scratch + ((1u << RSA_WIN) + 4) * kh;
+    mb52_row *mq = mp + kh;
+    mb52_row *check = mq + kh;
+    mb52_row *pub_scratch = check + kn;
+
+    crt_halves(mp, mq, a, half_scratch, exp);
 
     /* Test hook: flip one bit of the p half in the selected lanes. */
     const vec flip = v_blend(vm_from_bits(a->fault_lanes), v_zero(), v_set1(1));
@@ -249,3 +283,42 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
     }
     a->ok_lanes = vm_bits(vm_not(v_nonzero(diff))) & a->lanes;
 }
+
+void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
+{
+    MBC_KFN(rsa_kern_hits)++;
+    crt_kern(a, win_exp);
+}
+
+#if MBC_VEC_IFMA
+/* rsa_h2_exp_ifma works in crt_half's table area. */
+_Static_assert(RSA_H2_SCRATCH_ROWS <= ((1u << RSA_WIN) + 1) * RSA_H2_K,
+               "rsa_h2 scratch exceeds crt_half's table area");
+
+_Atomic unsigned long rsa_kern_hits_h2;
+
+/* rsa_h2_usable: the horizontal exponentiation fits a: one request (its two
+ * halves in lanes 0 and 1) of RSA-2048. */
+static int rsa_h2_usable(const struct rsa_crt_args *a)
+{
+    return a->paired == 1 && a->p.k == RSA_H2_K;
+}
+
+void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
+{
+    if (!rsa_h2_usable(a)) {
+        rsa_crt_kern_ifma(a);
+        return;
+    }
+    rsa_kern_hits_ifma++;
+    rsa_kern_hits_h2++;
+    crt_kern(a, rsa_h2_exp_ifma);
+}
+
+int rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2)
+{
+    const int horizontal = h2 && rsa_h2_usable(a);
+    crt_halves(mp, mq, a, a->scratch, horizontal ? rsa_h2_exp_ifma : win_exp);
+    return horizontal;
+}
+#endif

@@ -77,6 +77,9 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
 extern _Atomic unsigned long rsa_kern_hits_c;
 extern _Atomic unsigned long rsa_kern_hits_c2;
 extern _Atomic unsigned long rsa_kern_hits_ifma;
+/* Lone RSA-2048 requests whose halves ran horizontally (rsa_h2.c); they
+ * count in rsa_kern_hits_ifma too. */
+extern _Atomic unsigned long rsa_kern_hits_h2;
 
 void rsa_crt_kern_c(struct rsa_crt_args *a);
 void rsa_pub_kern_c(struct rsa_pub_args *a);
@@ -85,6 +88,16 @@ void rsa_crt_kern_c2(struct rsa_crt_args *a);
 void rsa_pub_kern_c2(struct rsa_pub_args *a);
 void rsa_crt_kern_ifma(struct rsa_crt_args *a);
 void rsa_pub_kern_ifma(struct rsa_pub_args *a);
+/* The lone-request kernel on IFMA: for RSA-2048 (paired == 1, k = 20) the
+ * two CRT half exponentiations run horizontally, interleaved (rsa_h2.c);
+ * any other batch goes to rsa_crt_kern_ifma. Same results. */
+void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a);
+/* Exposed for the vertical/horizontal equality test: the two CRT halves of
+ * a (mp, mq: kh rows each, fully reduced, as rsa_crt_kern computes them
+ * before Garner), with the horizontal exponentiation when h2 != 0 and a
+ * fits it, else the vertical one; returns 1 if the horizontal one ran.
+ * Uses a->scratch. */
+int rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2);
 
 /* Exposed for the _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
  * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
