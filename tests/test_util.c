@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "hexval.h"
 
 #ifndef MBT_VECTORS_DIR
 #define MBT_VECTORS_DIR "../shared/vectors"
@@ -104,20 +105,6 @@ json_t *mbt_load_json(const char *file)
     return root;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 uint8_t *mbt_hex(const char *s, size_t *len)
 {
     size_t n = strlen(s);
@@ -125,7 +112,7 @@ uint8_t *mbt_hex(const char *s, size_t *len)
     uint8_t *out = malloc(n / 2 + 1);
     assert_non_null(out);
     for (size_t i = 0; i < n / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        int hi = mbt_hexval(s[2 * i]), lo = mbt_hexval(s[2 * i + 1]);
         assert_true(hi >= 0 && lo >= 0);
         out[i] = (uint8_t)(hi << 4 | lo);
     }

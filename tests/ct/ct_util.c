@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ct_util.h"
+#include "../hexval.h"
 
 #ifndef MBC_CT_VECTORS_DIR
 #define MBC_CT_VECTORS_DIR "../shared/vectors"
@@ -57,20 +58,6 @@ const char *ct_skip_space(const char *s)
     return s;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 int ct_parse_hex_field(const char *obj, const char *name, uint8_t *out, size_t cap, size_t *len)
 {
     char pat[64];
@@ -89,7 +76,7 @@ int ct_parse_hex_field(const char *obj, const char *name, uint8_t *out, size_t c
     }
     s++;
     size_t digits = 0;
-    while (hex_value(s[digits]) >= 0) {
+    while (mbt_hexval(s[digits]) >= 0) {
         digits++;
     }
     if (s[digits] != '"' || (digits + 1) / 2 > cap) {
@@ -98,8 +85,8 @@ int ct_parse_hex_field(const char *obj, const char *name, uint8_t *out, size_t c
     size_t n = (digits + 1) / 2;
     size_t d = 0;
     for (size_t i = 0; i < n; i++) {
-        int hi = (i == 0 && digits % 2 == 1) ? 0 : hex_value(s[d++]);
-        int lo = hex_value(s[d++]);
+        int hi = (i == 0 && digits % 2 == 1) ? 0 : mbt_hexval(s[d++]);
+        int lo = mbt_hexval(s[d++]);
         out[i] = (uint8_t)(hi << 4 | lo);
     }
     *len = n;
