@@ -13,15 +13,17 @@ void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
     t->rsa_pub_one = rsa_pub_kern_c2;
     t->gcm = mbc_gcm_impl_for(features);
 #if MBC_HAVE_IFMA
-    /* A lone request on IFMA: the 8-lane kernel (2 lanes busy) takes 363 us
-     * for RSA-2048 where the 2-lane portable kernel takes several ms; for
-     * RSA-2048 the horizontal CRT halves (rsa_crt_kern_h2_ifma) take
-     * 172 us (OpenSSL 3.0: 255 us). */
+    /* A lone request on IFMA runs horizontally (rsa_h2.c): RSA-4096
+     * private 0.95 ms, public 13.7 us, where the 8-lane kernel with 2 or 1
+     * busy lanes took 2.6 ms and 73 us (OpenSSL 3.0: 3.7 ms, 54 us);
+     * RSA-2048 private 151 us, public 4.6 us (OpenSSL: 239 us, 14.3 us).
+     * The 2-lane portable kernel takes several ms for RSA-2048. */
     if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
         t->rsa_name = "ifma";
         t->rsa_crt = rsa_crt_kern_ifma;
         t->rsa_crt_one = rsa_crt_kern_h2_ifma;
-        t->rsa_pub = t->rsa_pub_one = rsa_pub_kern_ifma;
+        t->rsa_pub = rsa_pub_kern_ifma;
+        t->rsa_pub_one = rsa_pub_kern_h1_ifma;
     }
 #else
     (void)features;

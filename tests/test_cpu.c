@@ -73,6 +73,8 @@ static void test_dispatch_fill(void **state)
     assert_string_equal(t.rsa_name, "ifma");
     assert_ptr_equal(t.rsa_crt, rsa_crt_kern_ifma);
     assert_ptr_equal(t.rsa_crt_one, rsa_crt_kern_h2_ifma);
+    assert_ptr_equal(t.rsa_pub, rsa_pub_kern_ifma);
+    assert_ptr_equal(t.rsa_pub_one, rsa_pub_kern_h1_ifma);
 #else
     assert_string_equal(t.rsa_name, "c");
 #endif

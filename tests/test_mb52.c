@@ -387,25 +387,25 @@ static BIGNUM *bn_mod_pow2(int e, const BIGNUM *m, BN_CTX *ctx)
     return r;
 }
 
-/* h2_exponent: a 1024-bit CRT exponent of the given kind: random, all ones
+/* h2_exponent: a CRT exponent of hb bits of the given kind: random, all ones
  * (every window 31), zero (every window 0), windows alternately 31 and 0,
  * one, or only the top (partial) window set. */
-static BIGNUM *h2_exponent(unsigned kind)
+static BIGNUM *h2_exponent(unsigned kind, int hb)
 {
     BIGNUM *d = BN_new();
     BN_zero(d);
     switch (kind % 6) {
     case 0:
-        BN_rand(d, 1024, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY);
+        BN_rand(d, hb, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY);
         break;
     case 1:
-        BN_set_bit(d, 1024);
+        BN_set_bit(d, hb);
         BN_sub_word(d, 1);
         break;
     case 2:
         break;
     case 3:
-        for (int b = 0; b < 1024; b++) {
+        for (int b = 0; b < hb; b++) {
             if ((b / RSA_WIN) % 2 == 0) {
                 BN_set_bit(d, b);
             }
@@ -415,18 +415,68 @@ static BIGNUM *h2_exponent(unsigned kind)
         BN_one(d);
         break;
     default:
-        for (int b = 1020; b < 1024; b++) {
+        for (int b = (hb - 1) / RSA_WIN * RSA_WIN; b < hb; b++) {
             BN_set_bit(d, b);
         }
     }
     return d;
 }
 
+/* h_input: an input below nb of the given kind: 0, 1, nb - 1, all-ones
+ * digits (k of them) reduced below nb, random. */
+static BIGNUM *h_input(unsigned kind, const BIGNUM *nb, unsigned k, BN_CTX *ctx)
+{
+    BIGNUM *x = BN_new();
+    BN_zero(x);
+    switch (kind % 5) {
+    case 0:
+        break;
+    case 1:
+        BN_one(x);
+        break;
+    case 2:
+        BN_sub(x, nb, BN_value_one());
+        break;
+    case 3:
+        BN_set_bit(x, (int)(52 * k));
+        BN_sub_word(x, 1);
+        BN_mod(x, x, nb, ctx);
+        break;
+    default:
+        BN_rand_range(x, nb);
+    }
+    return x;
+}
+
+/* h_mod_lane: lane `lane` of a Montgomery modulus at k digits: m, -m^-1 mod
+ * 2^52, R mod m and R^tpow mod m (R = 2^(52 k)). */
+static void h_mod_lane(const struct rsa_mod *md, unsigned lane, const BIGNUM *mb, int tpow,
+                       BN_CTX *ctx)
+{
+    const unsigned k = md->k;
+    BIGNUM *r52 = BN_new();
+    BN_zero(r52);
+    BN_set_bit(r52, 52);
+    BIGNUM *inv = BN_mod_inverse(NULL, mb, r52, ctx);
+    BN_sub(inv, r52, inv); /* -m^-1 mod 2^52 */
+    BIGNUM *rr = bn_mod_pow2((int)(52 * k), mb, ctx);
+    BIGNUM *rt = bn_mod_pow2((int)(tpow * 52 * k), mb, ctx);
+    bn_to_lane((mb52_row *)md->m, k, lane, mb);
+    bn_to_lane((mb52_row *)md->m0inv, 1, lane, inv);
+    bn_to_lane((mb52_row *)md->r1, k, lane, rr);
+    bn_to_lane((mb52_row *)md->to_mont, k, lane, rt);
+    BN_free(r52);
+    BN_free(inv);
+    BN_free(rr);
+    BN_free(rt);
+}
+
 /*
- * The horizontal CRT halves of a lone RSA-2048 request (rsa_h2.c, the
+ * The horizontal CRT halves of a lone private request (rsa_h2.c, the
  * single-request IFMA kernel) give exactly the digits of the vertical
- * crt_half of the 8-lane kernel, and those are in^d mod m (BIGNUM). Random
- * odd 1024-bit moduli with the top bit set (the arithmetic does not need
+ * crt_half of the 8-lane kernel, and those are in^d mod m (BIGNUM), for the
+ * halves of RSA-2048, 3072 and 4096 (k = 20, 30, 40). Random odd moduli of
+ * half_bits bits with the top bit set (the arithmetic does not need
  * primes), inputs 0, 1, n - 1 (n = m_p m_q), all-ones digits below n and
  * random ones; exponents with all-ones and all-zero windows.
  */
@@ -438,104 +488,201 @@ static void test_crt_halves_h2(void **state)
         skip();
     }
 #if MBC_HAVE_IFMA
-    const unsigned kh = 20, kn = 40, iters = 60;
-    mb52_row *m = alloc_rows(kh), *m0 = alloc_rows(1), *r1 = alloc_rows(kh);
-    mb52_row *tm = alloc_rows(kh), *d = alloc_rows(kh), *in = alloc_rows(kn);
-    mb52_row *hp = alloc_rows(kh), *hq = alloc_rows(kh), *vp = alloc_rows(kh);
-    mb52_row *vq = alloc_rows(kh), *scratch = alloc_rows(rsa_crt_scratch_rows(kh));
+    static const unsigned half_bits[] = {1024, 1536, 2048};
+    const unsigned iters = 36;
     BN_CTX *ctx = BN_CTX_new();
-    BIGNUM *r52 = BN_new();
-    BN_zero(r52);
-    BN_set_bit(r52, 52);
-    for (unsigned iter = 0; iter < iters; iter++) {
-        BIGNUM *mb[2], *db[2];
-        for (unsigned n = 0; n < 2; n++) {
-            mb[n] = BN_new();
-            BN_rand(mb[n], 1024, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
-            db[n] = h2_exponent(iter + 3 * n);
-            BIGNUM *inv = BN_mod_inverse(NULL, mb[n], r52, ctx);
-            BN_sub(inv, r52, inv); /* -m^-1 mod 2^52 */
-            BIGNUM *rr = bn_mod_pow2(52 * 20, mb[n], ctx), *r3 = bn_mod_pow2(3 * 52 * 20, mb[n], ctx);
-            bn_to_lane(m, kh, n, mb[n]);
-            bn_to_lane(m0, 1, n, inv);
-            bn_to_lane(r1, kh, n, rr);
-            bn_to_lane(tm, kh, n, r3);
-            bn_to_lane(d, kh, n, db[n]);
-            BN_free(inv);
-            BN_free(rr);
-            BN_free(r3);
-        }
-        BIGNUM *nb = BN_new(), *x = BN_new();
-        BN_mul(nb, mb[0], mb[1], ctx);
-        switch (iter % 5) {
-        case 0:
-            BN_zero(x);
-            break;
-        case 1:
-            BN_one(x);
-            break;
-        case 2:
-            BN_sub(x, nb, BN_value_one());
-            break;
-        case 3: /* all-ones digits, reduced below n */
-            BN_set_bit(x, 52 * 40);
-            BN_sub_word(x, 1);
-            BN_mod(x, x, nb, ctx);
-            break;
-        default:
-            BN_rand_range(x, nb);
-        }
-        memset(in, 0, (size_t)kn * sizeof(mb52_row));
-        bn_to_lane(in, kn, 0, x);
-        bn_to_lane(in, kn, 1, x);
+    for (size_t sz = 0; sz < sizeof(half_bits) / sizeof(half_bits[0]); sz++) {
+        const unsigned hb = half_bits[sz], kh = mb52_digits(hb), kn = 2 * kh;
+        mb52_row *m = alloc_rows(kh), *m0 = alloc_rows(1), *r1 = alloc_rows(kh);
+        mb52_row *tm = alloc_rows(kh), *d = alloc_rows(kh), *in = alloc_rows(kn);
+        mb52_row *hp = alloc_rows(kh), *hq = alloc_rows(kh), *vp = alloc_rows(kh);
+        mb52_row *vq = alloc_rows(kh), *scratch = alloc_rows(rsa_crt_scratch_rows(kh));
+        const struct rsa_mod md = {kh, m, m0, r1, tm};
+        for (unsigned iter = 0; iter < iters; iter++) {
+            BIGNUM *mb[2], *db[2];
+            for (unsigned n = 0; n < 2; n++) {
+                mb[n] = BN_new();
+                BN_rand(mb[n], (int)hb, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
+                db[n] = h2_exponent(iter + 3 * n, (int)hb);
+                h_mod_lane(&md, n, mb[n], 3, ctx);
+                bn_to_lane(d, kh, n, db[n]);
+            }
+            BIGNUM *nb = BN_new();
+            BN_mul(nb, mb[0], mb[1], ctx);
+            BIGNUM *x = h_input(iter, nb, kn, ctx);
+            memset(in, 0, (size_t)kn * sizeof(mb52_row));
+            bn_to_lane(in, kn, 0, x);
+            bn_to_lane(in, kn, 1, x);
 
-        struct rsa_crt_args a = {0};
-        a.paired = 1;
-        a.p = (struct rsa_mod){kh, m, m0, r1, tm};
-        a.q = a.p;
-        a.dp = a.dq = d;
-        a.half_bits = 1024;
-        a.in = in;
-        a.scratch = scratch;
-        /* 1: the horizontal exponentiation ran; 0: the vertical one */
-        assert_int_equal(rsa_crt_halves_test_ifma(hp, hq, &a, 1), 1);
-        assert_int_equal(rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
-        for (unsigned n = 0; n < 2; n++) {
-            const mb52_row *h = n == 0 ? hp : hq, *v = n == 0 ? vp : vq;
-            BIGNUM *want = BN_new(), *got = lane_bn(h, kh, 0);
-            BN_mod_exp(want, x, db[n], mb[n], ctx);
-            for (unsigned j = 0; j < kh; j++) {
-                if (h[j][0] != v[j][0]) {
-                    fail_msg("iter %u half %u digit %u: horizontal 0x%llx, vertical 0x%llx", iter,
-                             n, j, (unsigned long long)h[j][0], (unsigned long long)v[j][0]);
+            struct rsa_crt_args a = {0};
+            a.paired = 1;
+            a.p = md;
+            a.q = a.p;
+            a.dp = a.dq = d;
+            a.half_bits = hb;
+            a.in = in;
+            a.scratch = scratch;
+            /* 1: the horizontal exponentiation ran; 0: the vertical one */
+            assert_int_equal(rsa_crt_halves_test_ifma(hp, hq, &a, 1), 1);
+            assert_int_equal(rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
+            for (unsigned n = 0; n < 2; n++) {
+                const mb52_row *h = n == 0 ? hp : hq, *v = n == 0 ? vp : vq;
+                BIGNUM *want = BN_new(), *got = lane_bn(h, kh, 0);
+                BN_mod_exp(want, x, db[n], mb[n], ctx);
+                for (unsigned j = 0; j < kh; j++) {
+                    if (h[j][0] != v[j][0]) {
+                        fail_msg("k %u iter %u half %u digit %u: horizontal 0x%llx, vertical "
+                                 "0x%llx",
+                                 kh, iter, n, j, (unsigned long long)h[j][0],
+                                 (unsigned long long)v[j][0]);
+                    }
+                }
+                if (BN_cmp(got, want) != 0) {
+                    fail_msg("k %u iter %u half %u: the result is not in^d mod m", kh, iter, n);
+                }
+                BN_free(want);
+                BN_free(got);
+                BN_free(mb[n]);
+                BN_free(db[n]);
+            }
+            BN_free(nb);
+            BN_free(x);
+        }
+        print_message("ifma: %u lone RSA-%u CRT half pairs, horizontal == vertical == BIGNUM\n",
+                      iters, 2 * hb);
+        free(m);
+        free(m0);
+        free(r1);
+        free(tm);
+        free(d);
+        free(in);
+        free(hp);
+        free(hq);
+        free(vp);
+        free(vq);
+        free(scratch);
+    }
+    BN_CTX_free(ctx);
+#endif
+}
+
+/* pub_exponent: a public exponent of the given kind: 3, 65537, a large odd
+ * one (random, up to bits - 1 bits), 1, all ones over 100 bits. */
+static BIGNUM *pub_exponent(unsigned kind, int bits)
+{
+    BIGNUM *e = BN_new();
+    switch (kind % 5) {
+    case 0:
+        BN_set_word(e, 3);
+        break;
+    case 1:
+        BN_set_word(e, 65537);
+        break;
+    case 2:
+        BN_rand(e, bits - 1 - (int)(mbt_rand() % 64), BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
+        break;
+    case 3:
+        BN_one(e);
+        break;
+    default:
+        BN_zero(e);
+        BN_set_bit(e, 100);
+        BN_sub_word(e, 1);
+    }
+    return e;
+}
+
+/*
+ * The horizontal public exponentiation of a lone public request
+ * (rsa_pub_kern_h1_ifma, rsa_h2.c) gives exactly the digits of the 8-lane
+ * rsa_pub_kern_ifma, and those are in^e mod n (BIGNUM), for RSA-2048, 3072
+ * and 4096 (k = 40, 60, 80): random odd moduli, inputs 0, 1, n - 1, all-ones
+ * digits below n and random ones, e = 3, 65537, large odd ones. With a
+ * second active lane it must fall back to the vertical kernel.
+ */
+static void test_pub_h1(void **state)
+{
+    (void)state;
+    if (!mbt_impl_available("ifma")) {
+        print_message("SKIP horizontal public exponentiation: this CPU (or build) lacks "
+                      "AVX-512 IFMA\n");
+        skip();
+    }
+#if MBC_HAVE_IFMA
+    static const unsigned mod_bits[] = {2048, 3072, 4096};
+    const unsigned iters = 30;
+    BN_CTX *ctx = BN_CTX_new();
+    for (size_t sz = 0; sz < sizeof(mod_bits) / sizeof(mod_bits[0]); sz++) {
+        const unsigned bits = mod_bits[sz], kn = 2 * mb52_digits(bits / 2);
+        mb52_row *m = alloc_rows(kn), *m0 = alloc_rows(1), *r1 = alloc_rows(kn);
+        mb52_row *tm = alloc_rows(kn), *e = alloc_rows(kn), *in = alloc_rows(kn);
+        mb52_row *ho = alloc_rows(kn), *vo = alloc_rows(kn);
+        mb52_row *scratch = alloc_rows(rsa_pub_scratch_rows(kn));
+        const struct rsa_mod md = {kn, m, m0, r1, tm};
+        for (unsigned iter = 0; iter < iters; iter++) {
+            BIGNUM *nb = BN_new();
+            BN_rand(nb, (int)bits, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
+            BIGNUM *eb = pub_exponent(iter, (int)bits);
+            BIGNUM *x = h_input(iter / 5 + iter, nb, kn, ctx);
+            h_mod_lane(&md, 0, nb, 2, ctx);
+            memset(e, 0, (size_t)kn * sizeof(mb52_row));
+            bn_to_lane(e, kn, 0, eb);
+            memset(in, 0, (size_t)kn * sizeof(mb52_row));
+            bn_to_lane(in, kn, 0, x);
+
+            struct rsa_pub_args a = {0};
+            a.n = md;
+            a.e = e;
+            a.e_bits = (unsigned)BN_num_bits(eb);
+            a.lanes = 1;
+            a.in = in;
+            a.scratch = scratch;
+            a.out = ho;
+            const unsigned long h1 = rsa_kern_hits_h1;
+            rsa_pub_kern_h1_ifma(&a);
+            assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+            a.out = vo;
+            rsa_pub_kern_ifma(&a);
+            assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+            BIGNUM *want = BN_new(), *got = lane_bn(ho, kn, 0);
+            BN_mod_exp(want, x, eb, nb, ctx);
+            for (unsigned j = 0; j < kn; j++) {
+                if (ho[j][0] != vo[j][0]) {
+                    fail_msg("k %u iter %u digit %u: horizontal 0x%llx, vertical 0x%llx", kn,
+                             iter, j, (unsigned long long)ho[j][0], (unsigned long long)vo[j][0]);
                 }
             }
             if (BN_cmp(got, want) != 0) {
-                fail_msg("iter %u half %u: the result is not in^d mod m", iter, n);
+                fail_msg("k %u iter %u: the result is not in^e mod n", kn, iter);
+            }
+            if (iter == 0) {
+                /* two active lanes: the vertical kernel, the same lane 0 */
+                a.lanes = 3;
+                a.out = ho;
+                rsa_pub_kern_h1_ifma(&a);
+                assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+                assert_memory_equal(ho, vo, (size_t)kn * sizeof(mb52_row));
             }
             BN_free(want);
             BN_free(got);
-            BN_free(mb[n]);
-            BN_free(db[n]);
+            BN_free(nb);
+            BN_free(eb);
+            BN_free(x);
         }
-        BN_free(nb);
-        BN_free(x);
+        print_message("ifma: %u lone RSA-%u public exponentiations, horizontal == vertical == "
+                      "BIGNUM\n",
+                      iters, bits);
+        free(m);
+        free(m0);
+        free(r1);
+        free(tm);
+        free(e);
+        free(in);
+        free(ho);
+        free(vo);
+        free(scratch);
     }
-    print_message("ifma: %u lone RSA-2048 CRT half pairs, horizontal == vertical == BIGNUM\n",
-                  iters);
-    BN_free(r52);
     BN_CTX_free(ctx);
-    free(m);
-    free(m0);
-    free(r1);
-    free(tm);
-    free(d);
-    free(in);
-    free(hp);
-    free(hq);
-    free(vp);
-    free(vq);
-    free(scratch);
 #endif
 }
 
@@ -548,6 +695,7 @@ int main(void)
         MBT_IMPL_TESTS(test_amm),
         MBT_IMPL_TESTS(test_redc),
         cmocka_unit_test(test_crt_halves_h2),
+        cmocka_unit_test(test_pub_h1),
     };
     return mbt_run("mb52", tests);
 }

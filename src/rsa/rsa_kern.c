@@ -151,6 +151,11 @@ static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
     from_mont(out, r, n, ops, one);
 }
 
+/* pub_fn: pub_exp's interface; pub_exp_h (IFMA) runs a lone lane 0
+ * horizontally. */
+typedef void pub_fn(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+                    const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch);
+
 void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
 {
     MBC_KFN(rsa_kern_hits)++;
@@ -163,7 +168,7 @@ void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
  * table per window. x (k rows) < 2m; d has k rows. scratch: the
  * (2^RSA_WIN + 1) k rows of crt_half's table area.
  * win_exp: the vertical one (every lane); rsa_h2_exp_ifma (rsa_h2.c): the
- * horizontal one of lanes 0 and 1 at k = 20, the same digits.
+ * horizontal one of lanes 0 and 1 at k = 20, 30, 40, the same digits.
  */
 typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
                     const mb52_row *d, unsigned d_bits, mb52_row *scratch);
@@ -246,8 +251,9 @@ static void crt_halves(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a,
     }
 }
 
-/* crt_kern: the private operation with the half exponentiations done by exp. */
-static void crt_kern(struct rsa_crt_args *a, exp_fn *exp)
+/* crt_kern: the private operation with the half exponentiations done by exp
+ * and the fault check's public exponentiation by pub. */
+static void crt_kern(struct rsa_crt_args *a, exp_fn *exp, pub_fn *pub)
 {
     const unsigned kh = a->p.k;
     const unsigned kn = 2 * kh;
@@ -276,7 +282,7 @@ static void crt_kern(struct rsa_crt_args *a, exp_fn *exp)
     mb52_mul_add(a->out, h, a->q.m, mq, kh);
 
     /* Fault check: out^e mod n must give the input back. */
-    pub_exp(check, a->out, &a->n, a->e, a->e_bits, a->lanes, pub_scratch);
+    pub(check, a->out, &a->n, a->e, a->e_bits, a->lanes, pub_scratch);
     vec diff = v_zero();
     for (unsigned j = 0; j < kn; j++) {
         diff = v_or(diff, v_xor(v_load(check[j]), v_load(a->in[j])));
@@ -287,21 +293,42 @@ static void crt_kern(struct rsa_crt_args *a, exp_fn *exp)
 void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
 {
     MBC_KFN(rsa_kern_hits)++;
-    crt_kern(a, win_exp);
+    crt_kern(a, win_exp, pub_exp);
 }
 
 #if MBC_VEC_IFMA
-/* rsa_h2_exp_ifma works in crt_half's table area. */
-_Static_assert(RSA_H2_SCRATCH_ROWS <= ((1u << RSA_WIN) + 1) * RSA_H2_K,
+/* rsa_h2_exp_ifma works in crt_half's table area; rsa_h1_pub_ifma in
+ * pub_exp's scratch. */
+#define H2_FITS(KH) (RSA_H2_SCRATCH_ROWS(KH) <= ((1u << RSA_WIN) + 1) * (KH))
+_Static_assert(H2_FITS(20) && H2_FITS(30) && H2_FITS(40),
                "rsa_h2 scratch exceeds crt_half's table area");
+#undef H2_FITS
+#define H1_FITS(KN) (RSA_H1_SCRATCH_ROWS(KN) <= RSA_PUB_SCRATCH_ROWS(KN))
+_Static_assert(H1_FITS(40) && H1_FITS(60) && H1_FITS(80),
+               "rsa_h1 scratch exceeds pub_exp's scratch");
+#undef H1_FITS
 
 _Atomic unsigned long rsa_kern_hits_h2;
+_Atomic unsigned long rsa_kern_hits_h1;
 
-/* rsa_h2_usable: the horizontal exponentiation fits a: one request (its two
- * halves in lanes 0 and 1) of RSA-2048. */
+/* rsa_h2_usable: the horizontal CRT halves fit a: one request (its two
+ * halves in lanes 0 and 1) of a size rsa_h2 handles. */
 static int rsa_h2_usable(const struct rsa_crt_args *a)
 {
-    return a->paired == 1 && a->p.k == RSA_H2_K;
+    return a->paired == 1 && rsa_h2_fits(a->p.k);
+}
+
+/* pub_exp_h: pub_exp, horizontal (rsa_h1_pub_ifma) when only lane 0 is
+ * active and its size fits; the same digits either way. */
+static void pub_exp_h(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+                      const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
+{
+    if (lanes == 1 && rsa_h1_fits(n->k)) {
+        rsa_kern_hits_h1++;
+        rsa_h1_pub_ifma(out, in, n, e, e_bits, scratch);
+    } else {
+        pub_exp(out, in, n, e, e_bits, lanes, scratch);
+    }
 }
 
 void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
@@ -312,7 +339,13 @@ void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
     }
     rsa_kern_hits_ifma++;
     rsa_kern_hits_h2++;
-    crt_kern(a, rsa_h2_exp_ifma);
+    crt_kern(a, rsa_h2_exp_ifma, pub_exp_h);
+}
+
+void rsa_pub_kern_h1_ifma(struct rsa_pub_args *a)
+{
+    rsa_kern_hits_ifma++;
+    pub_exp_h(a->out, a->in, &a->n, a->e, a->e_bits, a->lanes, a->scratch);
 }
 
 int rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2)

@@ -63,9 +63,11 @@ struct rsa_crt_args {
     unsigned ok_lanes;        /* output */
 };
 
+#define RSA_PUB_SCRATCH_ROWS(kn) (4 * (kn))
+
 static inline unsigned rsa_pub_scratch_rows(unsigned kn)
 {
-    return 4 * kn;
+    return RSA_PUB_SCRATCH_ROWS(kn);
 }
 
 static inline unsigned rsa_crt_scratch_rows(unsigned kh)
@@ -77,9 +79,12 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
 extern _Atomic unsigned long rsa_kern_hits_c;
 extern _Atomic unsigned long rsa_kern_hits_c2;
 extern _Atomic unsigned long rsa_kern_hits_ifma;
-/* Lone RSA-2048 requests whose halves ran horizontally (rsa_h2.c); they
+/* Lone private requests whose CRT halves ran horizontally (rsa_h2.c); they
  * count in rsa_kern_hits_ifma too. */
 extern _Atomic unsigned long rsa_kern_hits_h2;
+/* Horizontal public exponentiations (rsa_h2.c): lone public requests, and
+ * the fault checks of lone private requests that ran horizontally. */
+extern _Atomic unsigned long rsa_kern_hits_h1;
 
 void rsa_crt_kern_c(struct rsa_crt_args *a);
 void rsa_pub_kern_c(struct rsa_pub_args *a);
@@ -88,10 +93,15 @@ void rsa_crt_kern_c2(struct rsa_crt_args *a);
 void rsa_pub_kern_c2(struct rsa_pub_args *a);
 void rsa_crt_kern_ifma(struct rsa_crt_args *a);
 void rsa_pub_kern_ifma(struct rsa_pub_args *a);
-/* The lone-request kernel on IFMA: for RSA-2048 (paired == 1, k = 20) the
- * two CRT half exponentiations run horizontally, interleaved (rsa_h2.c);
- * any other batch goes to rsa_crt_kern_ifma. Same results. */
+/* The lone-request kernels on IFMA (rsa_h2.c), same results as the 8-lane
+ * ones: rsa_crt_kern_h2_ifma runs the two CRT half exponentiations of one
+ * request (paired == 1, kh = 20, 30, 40) horizontally, interleaved, and its
+ * fault check as rsa_pub_kern_h1_ifma does; any other batch goes to
+ * rsa_crt_kern_ifma. rsa_pub_kern_h1_ifma runs a lone public request
+ * (lanes == 1, k = 40, 60, 80) horizontally, anything else as
+ * rsa_pub_kern_ifma. */
 void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a);
+void rsa_pub_kern_h1_ifma(struct rsa_pub_args *a);
 /* Exposed for the vertical/horizontal equality test: the two CRT halves of
  * a (mp, mq: kh rows each, fully reduced, as rsa_crt_kern computes them
  * before Garner), with the horizontal exponentiation when h2 != 0 and a

@@ -10,9 +10,10 @@
  * that depends on a poisoned byte; the library unpoisons (mbc_declassify)
  * only the per-lane verdicts and the outputs it releases. Each call must
  * report every lane OK, the outputs must give the inputs back through the
- * public operation, and both kernels must agree. The lone request runs, for
- * 2048 bits on ifma, the horizontal CRT halves (rsa_h2.c; checked by its
- * counter). A second call per case has
+ * public operation, and both kernels must agree. The lone request runs, on
+ * ifma, the horizontal CRT halves and the horizontal public exponentiation
+ * of its fault check (rsa_h2.c; checked by their counters). A second call
+ * per case has
  * lane 7's input equal to n: that lane must be MBC_LANE_BAD_PARAM.
  *
  * Controls, which show that the check can fail: --leaky (a branch on a
@@ -217,16 +218,17 @@ static int run_case(struct ctx *c, const char *impl)
             memset(c->out[l], 0xA5, c->len);
         }
 #if MBC_HAVE_IFMA
-        const unsigned long h2 = rsa_kern_hits_h2;
+        const unsigned long h2 = rsa_kern_hits_h2, h1 = rsa_kern_hits_h1;
 #endif
         st = mbc_rsa_private_crt_mb8(out, in, priv, c->bits, few[f]);
 #if MBC_HAVE_IFMA
-        /* the lone RSA-2048 request on ifma ran the horizontal halves */
-        const unsigned long want_h2 =
-            strcmp(impl, "ifma") == 0 && c->bits == 2048 && few[f] == 0x04 ? 1 : 0;
-        if (rsa_kern_hits_h2 - h2 != want_h2) {
-            printf("# %s %u: %lu horizontal CRT runs with lanes 0x%02x, expected %lu\n", impl,
-                   c->bits, rsa_kern_hits_h2 - h2, few[f], want_h2);
+        /* the lone request on ifma ran the horizontal halves and the
+         * horizontal public exponentiation of its fault check */
+        const unsigned long want_h = strcmp(impl, "ifma") == 0 && few[f] == 0x04 ? 1 : 0;
+        if (rsa_kern_hits_h2 - h2 != want_h || rsa_kern_hits_h1 - h1 != want_h) {
+            printf("# %s %u: %lu horizontal CRT runs and %lu horizontal checks with lanes "
+                   "0x%02x, expected %lu\n",
+                   impl, c->bits, rsa_kern_hits_h2 - h2, rsa_kern_hits_h1 - h1, few[f], want_h);
             return -1;
         }
 #endif
