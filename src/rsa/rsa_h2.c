@@ -93,29 +93,32 @@ static inline __m512i h_msan(__m512i r, __m512i a, __m512i b, __m512i c)
 #endif
 }
 
-/* h_msan64: the same for a scalar r computed from a and b. */
-static inline uint64_t h_msan64(uint64_t r, uint64_t a, uint64_t b)
+/* h_spread2: under MSan, the len bytes at r become secret when any byte at
+ * a or at b (len bytes each) is; nothing otherwise. */
+static inline void h_spread2(void *r, const void *a, const void *b, size_t len)
 {
 #if defined(MBC_MSAN)
-    const uint64_t ov[2] = {a, b};
-    mbc_msan_spread_all(&r, sizeof(r), ov, sizeof(ov));
+    mbc_msan_spread_all(r, len, a, len);
+    mbc_msan_spread_all(r, len, b, len);
 #else
+    (void)r;
     (void)a;
     (void)b;
+    (void)len;
 #endif
+}
+
+/* h_msan64 / h_msan_lanes: h_msan for a scalar / a lane mask r computed
+ * from a and b. */
+static inline uint64_t h_msan64(uint64_t r, uint64_t a, uint64_t b)
+{
+    h_spread2(&r, &a, &b, sizeof(r));
     return r;
 }
 
-/* h_msan_lanes: the same for a lane mask r computed from a and b. */
 static inline h_lanes h_msan_lanes(h_lanes r, h_lanes a, h_lanes b)
 {
-#if defined(MBC_MSAN)
-    const h_lanes ov[2] = {a, b};
-    mbc_msan_spread_all(&r, sizeof(r), ov, sizeof(ov));
-#else
-    (void)a;
-    (void)b;
-#endif
+    h_spread2(&r, &a, &b, sizeof(r));
     return r;
 }
 
