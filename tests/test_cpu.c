@@ -146,35 +146,40 @@ static void test_env_mask(void **state)
 }
 
 /* The dispatched kernel really runs: its batch counter moves. A lone
- * request takes the single-request kernel (2-lane on the portable path),
- * a batch of two the 8-lane one. */
+ * request takes the single-request kernel (horizontal on IFMA, 2-lane on the
+ * portable path), and so does each of a batch of two (few requests run one
+ * by one); a batch of five the 8-lane one. */
 static void test_dispatch_hit(void **state)
 {
     const char *impl = mbt_use_impl(state);
     static const uint8_t n[256] = {0xc5, [1 ... 254] = 0x5a, [255] = 0x01};
     static const uint8_t e[3] = {0x01, 0x00, 0x01};
-    uint8_t in[256] = {0x01, 0x02, 0x03}, out[2][256];
+    uint8_t in[256] = {0x01, 0x02, 0x03}, out[5][256];
     mbc_rsa_pub_key *key = NULL;
     assert_int_equal(mbc_rsa_pub_key_new(&key, n, sizeof(n), e, sizeof(e)), MBC_OK);
     const unsigned long c0 = rsa_kern_hits_c, c20 = rsa_kern_hits_c2;
 #if MBC_HAVE_IFMA
-    const unsigned long i0 = rsa_kern_hits_ifma;
+    const unsigned long i0 = rsa_kern_hits_ifma, h0 = rsa_kern_hits_h1;
 #endif
     assert_int_equal(mbc_rsa_public(out[0], in, key), MBC_OK);
-    uint8_t *const o[8] = {out[0], out[1]};
-    const uint8_t *const i[8] = {in, in};
-    const mbc_rsa_pub_key *const k[8] = {key, key};
+    uint8_t *const o[8] = {out[0], out[1], out[2], out[3], out[4]};
+    const uint8_t *const i[8] = {in, in, in, in, in};
+    const mbc_rsa_pub_key *const k[8] = {key, key, key, key, key};
     assert_int_equal(mbc_status_ok_mask(mbc_rsa_public_mb8(o, i, k, 2048, 0x03)), 0x03);
-    assert_memory_equal(out[0], out[1], sizeof(out[0]));
+    assert_int_equal(mbc_status_ok_mask(mbc_rsa_public_mb8(o, i, k, 2048, 0x1F)), 0x1F);
+    for (unsigned l = 1; l < 5; l++) {
+        assert_memory_equal(out[0], out[l], sizeof(out[0]));
+    }
     if (strcmp(impl, "c") == 0) {
-        assert_int_equal(rsa_kern_hits_c2, c20 + 1);
+        assert_int_equal(rsa_kern_hits_c2, c20 + 3);
         assert_int_equal(rsa_kern_hits_c, c0 + 1);
 #if MBC_HAVE_IFMA
         assert_int_equal(rsa_kern_hits_ifma, i0);
 #endif
     } else {
 #if MBC_HAVE_IFMA
-        assert_int_equal(rsa_kern_hits_ifma, i0 + 2);
+        assert_int_equal(rsa_kern_hits_ifma, i0 + 4);
+        assert_int_equal(rsa_kern_hits_h1, h0 + 3);
 #endif
         assert_int_equal(rsa_kern_hits_c, c0);
         assert_int_equal(rsa_kern_hits_c2, c20);
