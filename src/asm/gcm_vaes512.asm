@@ -517,25 +517,28 @@ section .text
 %%done:
 %endmacro
 
+; STEP512 ctr, aes...: one 512-byte step of a main loop: the counter blocks
+; (ctr: CTR8, or CTR8_ANY where the counter is public), the AES step given by
+; the remaining arguments, and the pointers and length advanced.
+%macro STEP512 2+
+    %1
+    %2
+    add         rcx, 512
+    add         r8, 512
+    sub         r9, 512
+%endmacro
+
 ; CRYPT_BODY nr, enc: CTR + GHASH of r9 bytes rcx -> r8 with the counters
 ; of zmm9 and Y' in xmm8 (streaming: no length block, no tag).
 %macro CRYPT_BODY 2
     cmp         r9, 512
     jb          %%tail
 %if %2
-    CTR8
-    AES8_PLAIN %1
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8, AES8_PLAIN %1
 %%loop:
     cmp         r9, 512
     jb          %%loop_done
-    CTR8
-    AES8_STITCHED %1, r8 - 512
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8, AES8_STITCHED %1, r8 - 512
     jmp         %%loop
 %%loop_done:
     GH32 r8 - 512
@@ -543,11 +546,7 @@ section .text
 %%loop:
     cmp         r9, 512
     jb          %%tail
-    CTR8
-    AES8_STITCHED %1, rcx
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8, AES8_STITCHED %1, rcx
     jmp         %%loop
 %endif
 %%tail:
@@ -977,29 +976,17 @@ section .text
 %if %2
     cmp         r9, 512
     jbe         %%done
-    CTR8_ANY
-    AES8_PLAIN %1
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8_ANY, AES8_PLAIN %1
 %%loop:
     cmp         r9, 512
     jbe         %%done
-    CTR8_ANY
-    AES8_STITCHED %1, r8 - 512
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8_ANY, AES8_STITCHED %1, r8 - 512
     jmp         %%loop
 %else
 %%loop:
     cmp         r9, 512
     jb          %%done
-    CTR8_ANY
-    AES8_STITCHED %1, rcx
-    add         rcx, 512
-    add         r8, 512
-    sub         r9, 512
+    STEP512 CTR8_ANY, AES8_STITCHED %1, rcx
     jmp         %%loop
 %endif
 %%done:
