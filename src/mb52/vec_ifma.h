@@ -21,17 +21,26 @@ static inline vec v_load(const uint64_t *p) { return _mm512_load_si512((const vo
 static inline void v_store(uint64_t *p, vec a) { _mm512_store_si512((void *)p, a); }
 static inline vec v_zero(void) { return _mm512_setzero_si512(); }
 static inline vec v_set1(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+#if defined(MBC_MSAN)
+/* v_msan_spill: r into rv, and a, b, c into ov (8 words each), for the
+ * MemorySanitizer wrappers that spread secrecy over a result. */
+static inline void v_msan_spill(uint64_t rv[8], uint64_t ov[24], vec r, vec a, vec b, vec c)
+{
+    _mm512_storeu_si512((void *)rv, r);
+    _mm512_storeu_si512((void *)ov, a);
+    _mm512_storeu_si512((void *)(ov + 8), b);
+    _mm512_storeu_si512((void *)(ov + 16), c);
+}
+#endif
+
 /* v_msan: under MemorySanitizer, r with carries' secrecy spread over whole
  * lanes (see mbc_msan_spread); otherwise r. */
 static inline vec v_msan(vec r, vec a, vec b, vec c)
 {
 #if defined(MBC_MSAN)
-    uint64_t rv[8], av[8], bv[8], cv[8];
-    _mm512_storeu_si512((void *)rv, r);
-    _mm512_storeu_si512((void *)av, a);
-    _mm512_storeu_si512((void *)bv, b);
-    _mm512_storeu_si512((void *)cv, c);
-    const uint64_t *const ops[3] = {av, bv, cv};
+    uint64_t rv[8], ov[24];
+    v_msan_spill(rv, ov, r, a, b, c);
+    const uint64_t *const ops[3] = {ov, ov + 8, ov + 16};
     mbc_msan_spread(rv, ops, 3, 8);
     return _mm512_loadu_si512((const void *)rv);
 #else

@@ -79,10 +79,7 @@ static inline __m512i h_msan(__m512i r, __m512i a, __m512i b, __m512i c)
 {
 #if defined(MBC_MSAN)
     uint64_t rv[8], ov[24];
-    _mm512_storeu_si512((void *)rv, r);
-    _mm512_storeu_si512((void *)ov, a);
-    _mm512_storeu_si512((void *)(ov + 8), b);
-    _mm512_storeu_si512((void *)(ov + 16), c);
+    v_msan_spill(rv, ov, r, a, b, c);
     mbc_msan_spread_all(rv, sizeof(rv), ov, sizeof(ov));
     return _mm512_loadu_si512((const void *)rv);
 #else
