@@ -479,17 +479,24 @@ typedef enum mbc_job_op {
 typedef struct mbc_job {
     /* Set by the caller. */
     mbc_job_op op;
-    const void *key;
+    const void *key; /* the op's key object; NULL for ops without one */
     const uint8_t *in;
     size_t in_len;
     uint8_t *out;
     size_t out_len;
     void *user_data; /* returned untouched */
+    /* The second input and output of the ops that have them (see
+     * mbc_job_op); ignored (may be left NULL / 0) by the others. */
+    const uint8_t *in2;
+    size_t in2_len;
+    uint8_t *out2;
+    size_t out2_len;
 
     /* Set by the manager: MBC_ERR_PENDING from submit until the job is
-     * complete, then MBC_OK or the job's error. On error, the first bits/8
-     * bytes of out are zeroed when the job's class is known (op and key
-     * valid) and out_len is large enough; otherwise out is not written. */
+     * complete, then MBC_OK or the job's error. On error, out (and out2)
+     * are zeroed over the op's output length when the job's class is known
+     * (op and key valid) and the buffer is long enough; otherwise they are
+     * not written. */
     mbc_err status;
 
     /* Private to the manager; zero before the first submit. */
@@ -529,9 +536,10 @@ MBC_API void mbc_mgr_free(mbc_mgr *mgr);
  * mbc_mgr_submit: validates job and places it in its class. A job with bad
  * fields completes at once (it is returned by mbc_mgr_get_completed() like
  * any other) with its error and blocks nothing: MBC_ERR_NULL_PARAM for a
- * NULL key, in or out; MBC_ERR_BAD_PARAM for an unknown op, a key that is
- * not a valid key object of op's type or of an unsupported size,
- * in_len != bits/8 or out_len < bits/8. Errors found when the job runs
+ * NULL key (ops with a key) or a NULL buffer the op uses; MBC_ERR_BAD_PARAM
+ * for an unknown op, a key that is not a valid key object of op's type or
+ * of an unsupported size, an input length other than the op's (in_len ==
+ * bits/8 for RSA) or an output shorter than the op's (out_len >= bits/8). Errors found when the job runs
  * (input >= n: MBC_ERR_BAD_PARAM; MBC_ERR_FAULT; MBC_ERR_NO_MEMORY) are its
  * alone: the other jobs of its batch are unaffected. When the class fills its
  * 8 lanes, the batch runs before submit returns. With MBC_MGR_SYNC the job

@@ -6,28 +6,8 @@
 
 void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
 {
-    t->rsa_name = "c";
-    t->rsa_crt = rsa_crt_kern_c;
-    t->rsa_pub = rsa_pub_kern_c;
-    t->rsa_crt_one = rsa_crt_kern_c2;
-    t->rsa_pub_one = rsa_pub_kern_c2;
+    t->rsa = mbc_rsa_impl_for(features);
     t->gcm = mbc_gcm_impl_for(features);
-#if MBC_HAVE_IFMA
-    /* A lone request on IFMA runs horizontally (rsa_h2.c): RSA-4096
-     * private 0.95 ms, public 13.7 us, where the 8-lane kernel with 2 or 1
-     * busy lanes took 2.6 ms and 73 us (OpenSSL 3.0: 3.7 ms, 54 us);
-     * RSA-2048 private 151 us, public 4.6 us (OpenSSL: 239 us, 14.3 us).
-     * The 2-lane portable kernel takes several ms for RSA-2048. */
-    if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
-        t->rsa_name = "ifma";
-        t->rsa_crt = rsa_crt_kern_ifma;
-        t->rsa_crt_one = rsa_crt_kern_h2_ifma;
-        t->rsa_pub = rsa_pub_kern_ifma;
-        t->rsa_pub_one = rsa_pub_kern_h1_ifma;
-    }
-#else
-    (void)features;
-#endif
 }
 
 uint64_t mbc_cpu_parse_mask(const char *s)
@@ -43,8 +23,8 @@ uint64_t mbc_cpu_parse_mask(const char *s)
     return (uint64_t)v;
 }
 
-static struct mbc_dispatch g_table = {"c",           rsa_crt_kern_c, rsa_pub_kern_c,
-                                       rsa_crt_kern_c2, rsa_pub_kern_c2, &mbc_gcm_impl_c};
+/* Portable until the first use fills it. */
+static struct mbc_dispatch g_table = {&mbc_rsa_impl_c, &mbc_gcm_impl_c};
 static uint64_t g_detected;
 static uint64_t g_env_mask = ~0ull;
 static uint64_t g_features;
@@ -78,14 +58,28 @@ MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed)
     return g_features;
 }
 
+/* The families of mbc_impl_name, each with the name of its selected
+ * implementation (the first member of every implementation struct). */
+static const char *rsa_name(const struct mbc_dispatch *t)
+{
+    return t->rsa->name;
+}
+
+static const char *gcm_name(const struct mbc_dispatch *t)
+{
+    return t->gcm->name;
+}
+
+static const char *(*const family_name[])(const struct mbc_dispatch *t) = {
+    [MBC_ALG_RSA] = rsa_name,
+    [MBC_ALG_GCM] = gcm_name,
+};
+
 MBC_API const char *mbc_impl_name(mbc_alg alg)
 {
     const struct mbc_dispatch *t = mbc_dispatch_get();
-    switch (alg) {
-    case MBC_ALG_RSA:
-        return t->rsa_name;
-    case MBC_ALG_GCM:
-        return t->gcm->name;
+    if ((unsigned)alg >= sizeof(family_name) / sizeof(family_name[0]) || family_name[alg] == NULL) {
+        return NULL;
     }
-    return NULL;
+    return family_name[alg](t);
 }

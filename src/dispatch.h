@@ -13,19 +13,18 @@
 #include "rsa/rsa_kern.h"
 #include "gcm/gcm_internal.h"
 
+/*
+ * mbc_dispatch: one implementation per family, each chosen by the family's
+ * own mbc_<family>_impl_for(features) and starting with its name. Adding a
+ * family is a member here and a row in dispatch.c's family table.
+ */
 struct mbc_dispatch {
-    const char *rsa_name;
-    void (*rsa_crt)(struct rsa_crt_args *a);
-    void (*rsa_pub)(struct rsa_pub_args *a);
-    /* The same for a lone request (slot 0 only): the fastest single-request
-     * kernel. Portable: the 2-lane kernels, 4x less work than 8 lanes. */
-    void (*rsa_crt_one)(struct rsa_crt_args *a);
-    void (*rsa_pub_one)(struct rsa_pub_args *a);
-    const struct mbc_gcm_impl *gcm; /* AES-GCM: "vaes512", "aesni" or "c" */
+    const struct mbc_rsa_impl *rsa; /* "ifma" or "c" */
+    const struct mbc_gcm_impl *gcm; /* "vaes512", "aesni" or "c" */
 };
 
-/* mbc_dispatch_fill: t gets, slot by slot, the fastest implementation that
- * features allows; a slot whose fast path is missing falls back on its own. */
+/* mbc_dispatch_fill: t gets, family by family, the fastest implementation
+ * that features allows; each falls back on its own. */
 void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features);
 
 /* mbc_dispatch_get: the global table (filled on first call). */

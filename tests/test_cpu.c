@@ -57,26 +57,29 @@ static void test_dispatch_fill(void **state)
     (void)state;
     struct mbc_dispatch t;
     mbc_dispatch_fill(&t, 0);
-    assert_string_equal(t.rsa_name, "c");
-    assert_ptr_equal(t.rsa_crt, rsa_crt_kern_c);
-    assert_ptr_equal(t.rsa_pub, rsa_pub_kern_c);
+    assert_ptr_equal(t.rsa, &mbc_rsa_impl_c);
+    assert_string_equal(t.rsa->name, "c");
+    assert_ptr_equal(t.rsa->crt, mbc_rsa_crt_kern_c);
+    assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_c);
+    assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_c2);
+    assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_c2);
 
     /* Every feature the IFMA path needs but one: stays portable. */
     const uint64_t need[] = {MBC_CPU_AVX512F, MBC_CPU_AVX512BW, MBC_CPU_AVX512VL,
                              MBC_CPU_AVX512IFMA};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         mbc_dispatch_fill(&t, ~0ull & ~need[i]);
-        assert_string_equal(t.rsa_name, "c");
+        assert_string_equal(t.rsa->name, "c");
     }
     mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH);
 #if MBC_HAVE_IFMA
-    assert_string_equal(t.rsa_name, "ifma");
-    assert_ptr_equal(t.rsa_crt, rsa_crt_kern_ifma);
-    assert_ptr_equal(t.rsa_crt_one, rsa_crt_kern_h2_ifma);
-    assert_ptr_equal(t.rsa_pub, rsa_pub_kern_ifma);
-    assert_ptr_equal(t.rsa_pub_one, rsa_pub_kern_h1_ifma);
+    assert_string_equal(t.rsa->name, "ifma");
+    assert_ptr_equal(t.rsa->crt, mbc_rsa_crt_kern_ifma);
+    assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_h2_ifma);
+    assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_ifma);
+    assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_h1_ifma);
 #else
-    assert_string_equal(t.rsa_name, "c");
+    assert_string_equal(t.rsa->name, "c");
 #endif
 }
 
@@ -157,9 +160,9 @@ static void test_dispatch_hit(void **state)
     uint8_t in[256] = {0x01, 0x02, 0x03}, out[5][256];
     mbc_rsa_pub_key *key = NULL;
     assert_int_equal(mbc_rsa_pub_key_new(&key, n, sizeof(n), e, sizeof(e)), MBC_OK);
-    const unsigned long c0 = rsa_kern_hits_c, c20 = rsa_kern_hits_c2;
+    const unsigned long c0 = mbc_rsa_kern_hits_c, c20 = mbc_rsa_kern_hits_c2;
 #if MBC_HAVE_IFMA
-    const unsigned long i0 = rsa_kern_hits_ifma, h0 = rsa_kern_hits_h1;
+    const unsigned long i0 = mbc_rsa_kern_hits_ifma, h0 = mbc_rsa_kern_hits_h1;
 #endif
     assert_int_equal(mbc_rsa_public(out[0], in, key), MBC_OK);
     uint8_t *const o[8] = {out[0], out[1], out[2], out[3], out[4]};
@@ -171,18 +174,18 @@ static void test_dispatch_hit(void **state)
         assert_memory_equal(out[0], out[l], sizeof(out[0]));
     }
     if (strcmp(impl, "c") == 0) {
-        assert_int_equal(rsa_kern_hits_c2, c20 + 3);
-        assert_int_equal(rsa_kern_hits_c, c0 + 1);
+        assert_int_equal(mbc_rsa_kern_hits_c2, c20 + 3);
+        assert_int_equal(mbc_rsa_kern_hits_c, c0 + 1);
 #if MBC_HAVE_IFMA
-        assert_int_equal(rsa_kern_hits_ifma, i0);
+        assert_int_equal(mbc_rsa_kern_hits_ifma, i0);
 #endif
     } else {
 #if MBC_HAVE_IFMA
-        assert_int_equal(rsa_kern_hits_ifma, i0 + 4);
-        assert_int_equal(rsa_kern_hits_h1, h0 + 3);
+        assert_int_equal(mbc_rsa_kern_hits_ifma, i0 + 4);
+        assert_int_equal(mbc_rsa_kern_hits_h1, h0 + 3);
 #endif
-        assert_int_equal(rsa_kern_hits_c, c0);
-        assert_int_equal(rsa_kern_hits_c2, c20);
+        assert_int_equal(mbc_rsa_kern_hits_c, c0);
+        assert_int_equal(mbc_rsa_kern_hits_c2, c20);
     }
     mbc_rsa_pub_key_free(key);
 }

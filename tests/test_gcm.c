@@ -636,7 +636,7 @@ static void test_dispatch(void **state)
     mbc_dispatch_fill(&t, vaes);
     assert_string_equal(t.gcm->name, "vaes512");
     /* The RSA slot is independent of the GCM one. */
-    assert_string_equal(t.rsa_name, "c");
+    assert_string_equal(t.rsa->name, "c");
 #endif
 }
 

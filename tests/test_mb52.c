@@ -40,7 +40,7 @@ static void test_cvt_roundtrip(void **state)
         }
         mb52_row *r = alloc_rows(k);
         unsigned mask = (unsigned)(mbt_rand() & 0xFF);
-        mb52_from_be8(r, k, ip, len, mask);
+        mbc_mb52_from_be8(r, k, ip, len, mask);
         for (unsigned j = 0; j < k; j++) {
             for (unsigned l = 0; l < 8; l++) {
                 assert_true(r[j][l] <= MB52_MASK);
@@ -49,7 +49,7 @@ static void test_cvt_roundtrip(void **state)
                 }
             }
         }
-        mb52_to_be8(op, len, r, k, mask);
+        mbc_mb52_to_be8(op, len, r, k, mask);
         for (unsigned l = 0; l < 8; l++) {
             if ((mask >> l) & 1u) {
                 assert_memory_equal(in[l], out[l], len);
@@ -68,22 +68,22 @@ static void test_cvt_cap(void **state)
     uint8_t v[13] = {0};
     /* 0x01 followed by 12 zero bytes is 2^96: fits 97 bits, not 96. */
     v[0] = 0x01;
-    assert_true(mb52_from_be(d, 2, v, sizeof(v), 104) == 0);
-    assert_true(mb52_from_be(d, 2, v, sizeof(v), 97) == 0);
-    assert_true(mb52_from_be(d, 2, v, sizeof(v), 96) == ~0ull);
+    assert_true(mbc_mb52_from_be(d, 2, v, sizeof(v), 104) == 0);
+    assert_true(mbc_mb52_from_be(d, 2, v, sizeof(v), 97) == 0);
+    assert_true(mbc_mb52_from_be(d, 2, v, sizeof(v), 96) == ~0ull);
     /* leading zero bytes beyond the cap are fine */
     uint8_t w[20] = {0};
     w[19] = 0x7f;
-    assert_true(mb52_from_be(d, 1, w, sizeof(w), 8) == 0);
+    assert_true(mbc_mb52_from_be(d, 1, w, sizeof(w), 8) == 0);
     assert_int_equal(d[0], 0x7f);
-    assert_true(mb52_from_be(d, 1, w, sizeof(w), 6) == ~0ull);
+    assert_true(mbc_mb52_from_be(d, 1, w, sizeof(w), 6) == ~0ull);
     uint8_t out[20];
     d[0] = 0x7f;
-    mb52_to_be(out, sizeof(out), d, 1);
+    mbc_mb52_to_be(out, sizeof(out), d, 1);
     assert_memory_equal(out, w, sizeof(w));
 }
 
-/* ref_from_be: bit by bit, the definition mb52_from_be must match. */
+/* ref_from_be: bit by bit, the definition mbc_mb52_from_be must match. */
 static uint64_t ref_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
                             unsigned cap_bits)
 {
@@ -118,10 +118,10 @@ static void test_cvt_reference(void **state)
                 if (t == 3) {
                     cap = MB52_BITS * k;
                 }
-                assert_true(mb52_from_be(d, k, in, len, cap) == ref_from_be(ref, k, in, len, cap));
+                assert_true(mbc_mb52_from_be(d, k, in, len, cap) == ref_from_be(ref, k, in, len, cap));
                 assert_memory_equal(d, ref, k * sizeof(*d));
                 /* to_be writes the low len bytes, zero-extended or truncated */
-                mb52_to_be(out, len, d, k);
+                mbc_mb52_to_be(out, len, d, k);
                 memset(ref_out, 0, len);
                 for (size_t bit = 0; bit < 8 * len && bit < MB52_BITS * k; bit++) {
                     uint8_t b = (uint8_t)((d[bit / MB52_BITS] >> (bit % MB52_BITS)) & 1u);
@@ -267,33 +267,33 @@ static amm_fn *amm_of(const char *impl)
 {
 #if MBC_HAVE_IFMA
     if (strcmp(impl, "ifma") == 0) {
-        return mb52_amm_ifma;
+        return mbc_mb52_amm_ifma;
     }
 #endif
     (void)impl;
-    return mb52_amm_c;
+    return mbc_mb52_amm_c;
 }
 
 static ams_fn *ams_of(const char *impl)
 {
 #if MBC_HAVE_IFMA
     if (strcmp(impl, "ifma") == 0) {
-        return mb52_ams_ifma;
+        return mbc_mb52_ams_ifma;
     }
 #endif
     (void)impl;
-    return mb52_ams_c;
+    return mbc_mb52_ams_c;
 }
 
 static redc_fn *redc_of(const char *impl)
 {
 #if MBC_HAVE_IFMA
     if (strcmp(impl, "ifma") == 0) {
-        return mb52_redc_ifma;
+        return mbc_mb52_redc_ifma;
     }
 #endif
     (void)impl;
-    return mb52_redc_c;
+    return mbc_mb52_redc_c;
 }
 
 /* Each implementation's result is checked against BIGNUM; the IFMA one is
@@ -314,13 +314,13 @@ static void test_amm(void **state)
             operand(b, m, k, iter / 3 + 5);
             amm(r, a, b, m, m0, k);
             check_mont(r, a, b, m, k, k);
-            mb52_amm_c(rc, a, b, m, m0, k);
+            mbc_mb52_amm_c(rc, a, b, m, m0, k);
             assert_memory_equal(r, rc, (size_t)k * sizeof(mb52_row));
             /* r may alias an operand, as the kernels use it */
             amm(a, a, b, m, m0, k);
             assert_memory_equal(a, rc, (size_t)k * sizeof(mb52_row));
             ams(r, b, m, m0, k);
-            mb52_amm_c(rc, b, b, m, m0, k);
+            mbc_mb52_amm_c(rc, b, b, m, m0, k);
             assert_memory_equal(r, rc, (size_t)k * sizeof(mb52_row));
             ams(b, b, m, m0, k); /* in place */
             assert_memory_equal(b, rc, (size_t)k * sizeof(mb52_row));
@@ -366,7 +366,7 @@ static void test_redc(void **state)
             }
             redc(r, t, m, m0, k);
             check_mont(r, t, NULL, m, k, 2 * k);
-            mb52_redc_c(rc, t, m, m0, k);
+            mbc_mb52_redc_c(rc, t, m, m0, k);
             assert_memory_equal(r, rc, (size_t)k * sizeof(mb52_row));
         }
         free(m);
@@ -450,7 +450,7 @@ static BIGNUM *h_input(unsigned kind, const BIGNUM *nb, unsigned k, BN_CTX *ctx)
 
 /* h_mod_lane: lane `lane` of a Montgomery modulus at k digits: m, -m^-1 mod
  * 2^52, R mod m and R^tpow mod m (R = 2^(52 k)). */
-static void h_mod_lane(const struct rsa_mod *md, unsigned lane, const BIGNUM *mb, int tpow,
+static void h_mod_lane(const struct mb52_mod *md, unsigned lane, const BIGNUM *mb, int tpow,
                        BN_CTX *ctx)
 {
     const unsigned k = md->k;
@@ -497,7 +497,7 @@ static void test_crt_halves_h2(void **state)
         mb52_row *tm = alloc_rows(kh), *d = alloc_rows(kh), *in = alloc_rows(kn);
         mb52_row *hp = alloc_rows(kh), *hq = alloc_rows(kh), *vp = alloc_rows(kh);
         mb52_row *vq = alloc_rows(kh), *scratch = alloc_rows(rsa_crt_scratch_rows(kh));
-        const struct rsa_mod md = {kh, m, m0, r1, tm};
+        const struct mb52_mod md = {kh, m, m0, r1, tm};
         for (unsigned iter = 0; iter < iters; iter++) {
             BIGNUM *mb[2], *db[2];
             for (unsigned n = 0; n < 2; n++) {
@@ -523,8 +523,8 @@ static void test_crt_halves_h2(void **state)
             a.in = in;
             a.scratch = scratch;
             /* 1: the horizontal exponentiation ran; 0: the vertical one */
-            assert_int_equal(rsa_crt_halves_test_ifma(hp, hq, &a, 1), 1);
-            assert_int_equal(rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
+            assert_int_equal(mbc_rsa_crt_halves_test_ifma(hp, hq, &a, 1), 1);
+            assert_int_equal(mbc_rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
             for (unsigned n = 0; n < 2; n++) {
                 const mb52_row *h = n == 0 ? hp : hq, *v = n == 0 ? vp : vq;
                 BIGNUM *want = BN_new(), *got = lane_bn(h, kh, 0);
@@ -594,8 +594,8 @@ static BIGNUM *pub_exponent(unsigned kind, int bits)
 
 /*
  * The horizontal public exponentiation of a lone public request
- * (rsa_pub_kern_h1_ifma, rsa_h2.c) gives exactly the digits of the 8-lane
- * rsa_pub_kern_ifma, and those are in^e mod n (BIGNUM), for RSA-2048, 3072
+ * (mbc_rsa_pub_kern_h1_ifma, rsa_h2.c) gives exactly the digits of the 8-lane
+ * mbc_rsa_pub_kern_ifma, and those are in^e mod n (BIGNUM), for RSA-2048, 3072
  * and 4096 (k = 40, 60, 80): random odd moduli, inputs 0, 1, n - 1, all-ones
  * digits below n and random ones, e = 3, 65537, large odd ones. With a
  * second active lane it must fall back to the vertical kernel.
@@ -618,7 +618,7 @@ static void test_pub_h1(void **state)
         mb52_row *tm = alloc_rows(kn), *e = alloc_rows(kn), *in = alloc_rows(kn);
         mb52_row *ho = alloc_rows(kn), *vo = alloc_rows(kn);
         mb52_row *scratch = alloc_rows(rsa_pub_scratch_rows(kn));
-        const struct rsa_mod md = {kn, m, m0, r1, tm};
+        const struct mb52_mod md = {kn, m, m0, r1, tm};
         for (unsigned iter = 0; iter < iters; iter++) {
             BIGNUM *nb = BN_new();
             BN_rand(nb, (int)bits, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
@@ -638,12 +638,12 @@ static void test_pub_h1(void **state)
             a.in = in;
             a.scratch = scratch;
             a.out = ho;
-            const unsigned long h1 = rsa_kern_hits_h1;
-            rsa_pub_kern_h1_ifma(&a);
-            assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+            const unsigned long h1 = mbc_rsa_kern_hits_h1;
+            mbc_rsa_pub_kern_h1_ifma(&a);
+            assert_int_equal(mbc_rsa_kern_hits_h1 - h1, 1);
             a.out = vo;
-            rsa_pub_kern_ifma(&a);
-            assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+            mbc_rsa_pub_kern_ifma(&a);
+            assert_int_equal(mbc_rsa_kern_hits_h1 - h1, 1);
             BIGNUM *want = BN_new(), *got = lane_bn(ho, kn, 0);
             BN_mod_exp(want, x, eb, nb, ctx);
             for (unsigned j = 0; j < kn; j++) {
@@ -659,8 +659,8 @@ static void test_pub_h1(void **state)
                 /* two active lanes: the vertical kernel, the same lane 0 */
                 a.lanes = 3;
                 a.out = ho;
-                rsa_pub_kern_h1_ifma(&a);
-                assert_int_equal(rsa_kern_hits_h1 - h1, 1);
+                mbc_rsa_pub_kern_h1_ifma(&a);
+                assert_int_equal(mbc_rsa_kern_hits_h1 - h1, 1);
                 assert_memory_equal(ho, vo, (size_t)kn * sizeof(mb52_row));
             }
             BN_free(want);

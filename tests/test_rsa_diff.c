@@ -467,17 +467,17 @@ static void test_single(void **state)
     for (size_t i = 0; i < NSIZES; i++) {
         diff_size *sz = get_size(i);
 #if MBC_HAVE_IFMA
-        const unsigned long h2 = rsa_kern_hits_h2, h1 = rsa_kern_hits_h1;
+        const unsigned long h2 = mbc_rsa_kern_hits_h2, h1 = mbc_rsa_kern_hits_h1;
 #endif
         size_t ops = check_single(sz, carry_set(sz)) + check_single(sz, random_set(sz));
 #if MBC_HAVE_IFMA
         /* on ifma, each lone private op ran the horizontal halves
-         * (rsa_crt_kern_h2_ifma) and its fault check, and each lone public
-         * op (rsa_pub_kern_h1_ifma), the horizontal public exponentiation;
+         * (mbc_rsa_crt_kern_h2_ifma) and its fault check, and each lone public
+         * op (mbc_rsa_pub_kern_h1_ifma), the horizontal public exponentiation;
          * the c path never does */
         const int want_h = strcmp(impl, "ifma") == 0;
-        assert_int_equal(rsa_kern_hits_h2 - h2, want_h ? ops : 0);
-        assert_int_equal(rsa_kern_hits_h1 - h1, want_h ? 2 * ops : 0);
+        assert_int_equal(mbc_rsa_kern_hits_h2 - h2, want_h ? ops : 0);
+        assert_int_equal(mbc_rsa_kern_hits_h1 - h1, want_h ? 2 * ops : 0);
 #endif
         print_message("%s rsa%u: %zu private + %zu public single-request ops match OpenSSL\n",
                       impl, sz->bits, ops, ops);

@@ -15,6 +15,7 @@
 
 #include "ossl_rsa.h"
 #include "rsa/rsa_internal.h"
+#include "test_hooks.h"
 #include "test_util.h"
 
 #define LEN 256      /* bytes of a 2048-bit number */
@@ -220,7 +221,7 @@ static void check(const struct batch *b, mbc_status st, size_t len, const char *
 /* begin: selects the implementation and clears the fault hook. */
 static void begin(void **state)
 {
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     mbt_use_impl(state);
     fixture();
 }
@@ -473,9 +474,9 @@ static void test_fault_hook(void **state)
         for (unsigned l = 0; l < MBC_LANES; l++) {
             b->want[l] = ((hooks[h] >> l) & 1u) ? MBC_LANE_FAULT : MBC_LANE_OK;
         }
-        mbc_rsa_test_fault_lanes = hooks[h];
+        mbc_test_hooks.rsa_fault_lanes = hooks[h];
         mbc_status st = run(OP_PRIV, b, 2048, MBC_LANE_MASK_ALL);
-        mbc_rsa_test_fault_lanes = 0;
+        mbc_test_hooks.rsa_fault_lanes = 0;
         snprintf(what, sizeof(what), "fault hook 0x%02x", hooks[h]);
         check(b, st, LEN, what);
     }
@@ -489,16 +490,16 @@ static void test_fault_hook(void **state)
                                       MBC_LANE_OK,    MBC_LANE_EMPTY, MBC_LANE_EMPTY,
                                       MBC_LANE_EMPTY, MBC_LANE_EMPTY};
     memcpy(b->want, want, sizeof(want));
-    mbc_rsa_test_fault_lanes = 0xF7;
+    mbc_test_hooks.rsa_fault_lanes = 0xF7;
     mbc_status st = run(OP_PRIV, b, 2048, 0x0F);
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     check(b, st, LEN, "fault hook 0xF7, mask 0x0F, lane 2 input n");
 
     /* The public operation has no CRT and ignores the hook. */
     clean_batch(b, OP_PUB);
-    mbc_rsa_test_fault_lanes = 0xFF;
+    mbc_test_hooks.rsa_fault_lanes = 0xFF;
     st = run(OP_PUB, b, 2048, MBC_LANE_MASK_ALL);
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     check(b, st, LEN, "public batch with fault hook 0xFF");
     free(b);
 
@@ -506,9 +507,9 @@ static void test_fault_hook(void **state)
     const struct fixture *f = fixture();
     uint8_t out[LEN];
     memset(out, CANARY, LEN);
-    mbc_rsa_test_fault_lanes = 1;
+    mbc_test_hooks.rsa_fault_lanes = 1;
     mbc_err err = mbc_rsa_private_crt(out, f->in[OP_PRIV][0][0], f->k[0].priv);
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     assert_int_equal(err, MBC_ERR_FAULT);
     assert_true(all_bytes(out, LEN, 0));
     assert_int_equal(mbc_rsa_private_crt(out, f->in[OP_PRIV][0][0], f->k[0].priv), MBC_OK);

@@ -13,6 +13,7 @@
 
 #include "rsa/rsa_internal.h"
 #include "sched/sched.h"
+#include "test_hooks.h"
 #include "test_sched_fixture.h"
 
 /* full_batch: the jobs at which op's class on key k runs at once (4 for RSA
@@ -35,7 +36,7 @@ static void check_rec(const struct sf_rec *rec, const char *what)
 
 static const struct sf_key *begin(void **state)
 {
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     mbt_use_impl(state);
     return sf_keys();
 }
@@ -500,7 +501,7 @@ static void batch_with(const struct sf_key *keys, enum sf_op op, int big, unsign
     struct sf_rec *order[MBC_LANES];
     assert_non_null(recs);
     mbc_mgr *mgr = new_mgr(0, 0);
-    mbc_rsa_test_fault_lanes = fault ? bad_mask : 0;
+    mbc_test_hooks.rsa_fault_lanes = fault ? bad_mask : 0;
     for (unsigned i = 0; i < n; i++) {
         const int is_bad = (bad_mask >> i) & 1u;
         sf_set_job(&recs[i], op, &keys[big ? 3 : i % 3], i % SF_NIN,
@@ -512,7 +513,7 @@ static void batch_with(const struct sf_key *keys, enum sf_op op, int big, unsign
         assert_int_equal(mbc_mgr_submit(mgr, &recs[i].job), MBC_OK);
     }
     mbc_mgr_flush(mgr);
-    mbc_rsa_test_fault_lanes = 0;
+    mbc_test_hooks.rsa_fault_lanes = 0;
     collect_expect(mgr, order, n, what);
     mbc_mgr_free(mgr);
     free(recs);

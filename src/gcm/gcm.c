@@ -40,7 +40,7 @@ MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_le
         return MBC_ERR_NO_MEMORY;
     }
     g->impl = *mbc_dispatch_get()->gcm;
-    gcm_expand_key_c(g, k, k_len);
+    mbc_gcm_expand_key_c(g, k, k_len);
     for (unsigned r = 0; r <= g->rounds; r++) {
         for (unsigned l = 0; l < 4; l++) {
             memcpy(g->rk512 + 64 * (14 - g->rounds + r) + 16 * l, g->rk + 16 * r, 16);
@@ -48,7 +48,7 @@ MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_le
     }
     static const uint8_t zero[16] = {0};
     g->impl.block(g, zero, g->h);
-    gcm_hash_powers_c(g);
+    mbc_gcm_hash_powers_c(g);
     for (unsigned i = 0; i < GCM_NPOW + 4; i++) {
         for (unsigned b = 0; b < 8; b++) {
             g->htabk[16 * i + b] = g->htab[16 * i + b] ^ g->htab[16 * i + 8 + b];

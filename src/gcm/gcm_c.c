@@ -204,7 +204,7 @@ static void block_c(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t
 /* Key schedule (shared by every implementation)                             */
 /* ------------------------------------------------------------------------ */
 
-void gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len)
+void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len)
 {
     const unsigned nk = (unsigned)(k_len / 4);
     const unsigned rounds = nk + 6;
@@ -312,7 +312,7 @@ static void ghash_c(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t
     mbc_memzero(h, sizeof(h));
 }
 
-void gcm_hash_powers_c(struct mbc_gcm_key *key)
+void mbc_gcm_hash_powers_c(struct mbc_gcm_key *key)
 {
     uint64_t h[2], p[2];
     h[0] = p[0] = load_be64(key->h);

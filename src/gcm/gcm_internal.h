@@ -131,13 +131,13 @@ static inline void gcm_ctr_inc(uint8_t ctr[16])
     ctr[15] = (uint8_t)c;
 }
 
-/* gcm_expand_key_c: the AES key schedule (constant time, no tables) into
+/* mbc_gcm_expand_key_c: the AES key schedule (constant time, no tables) into
  * key->rk and key->rounds; k_len is 16, 24 or 32. */
-void gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len);
+void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len);
 
-/* gcm_hash_powers_c: from key->h fills htab with mulX_POLYVAL(bswap(H^n)),
+/* mbc_gcm_hash_powers_c: from key->h fills htab with mulX_POLYVAL(bswap(H^n)),
  * n = 1..GCM_NPOW (constant time). */
-void gcm_hash_powers_c(struct mbc_gcm_key *key);
+void mbc_gcm_hash_powers_c(struct mbc_gcm_key *key);
 
 /* mbc_gcm_impl_for: the implementation the feature word selects, each
  * falling back on the next one on its own. */

@@ -32,7 +32,7 @@ static inline uint64_t low_bits(unsigned n)
     return n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
-uint64_t mb52_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
+uint64_t mbc_mb52_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
                       unsigned cap_bits)
 {
     for (unsigned j = 0; j < k; j++) {
@@ -75,7 +75,7 @@ static inline uint64_t digit_limb(const uint64_t *d, unsigned k, size_t w)
     return v;
 }
 
-void mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k)
+void mbc_mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k)
 {
     for (size_t w = 0; 8 * w < len; w++) {
         const uint64_t v = digit_limb(d, k, w);
@@ -91,7 +91,7 @@ void mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k)
     }
 }
 
-void mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t len,
+void mbc_mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t len,
                    unsigned lane_mask)
 {
     uint64_t col[MB52_MAX_DIGITS + 1];
@@ -100,7 +100,7 @@ void mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t l
         if (!((lane_mask >> l) & 1u)) {
             continue;
         }
-        (void)mb52_from_be(col, k, in[l], len, k * MB52_BITS);
+        (void)mbc_mb52_from_be(col, k, in[l], len, k * MB52_BITS);
         for (unsigned j = 0; j < k; j++) {
             r[j][l] = col[j];
         }
@@ -108,7 +108,7 @@ void mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t l
     mbc_memzero(col, sizeof(col));
 }
 
-void mb52_to_be8(uint8_t *const out[8], size_t len, const mb52_row *a, unsigned k,
+void mbc_mb52_to_be8(uint8_t *const out[8], size_t len, const mb52_row *a, unsigned k,
                  unsigned lane_mask)
 {
     uint64_t col[MB52_MAX_DIGITS + 1];
@@ -119,12 +119,12 @@ void mb52_to_be8(uint8_t *const out[8], size_t len, const mb52_row *a, unsigned 
         for (unsigned j = 0; j < k; j++) {
             col[j] = a[j][l];
         }
-        mb52_to_be(out[l], len, col, k);
+        mbc_mb52_to_be(out[l], len, col, k);
     }
     mbc_memzero(col, sizeof(col));
 }
 
-void mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask)
+void mbc_mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask)
 {
     for (unsigned j = 0; j < k; j++) {
         for (unsigned l = 0; l < 8; l++) {

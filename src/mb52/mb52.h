@@ -8,7 +8,7 @@
  *
  * Digit counts used: RSA CRT halves 20/30/40, RSA moduli 40/60/80, P-256 and
  * X25519 5, P-384 8. Kernel sources written against vec.h are compiled twice
- * (MBC_VEC_IFMA set or not) and export name_ifma / name_c (MBC_KFN).
+ * (MBC_VEC_IFMA set or not) and export mbc_name_ifma / mbc_name_c (MBC_KFN).
  */
 #ifndef MBC_SRC_MB52_MB52_H
 #define MBC_SRC_MB52_MB52_H
@@ -21,6 +21,10 @@
 /* MB52_MAX_DIGITS: the longest number any class uses (RSA-4096 modulus). */
 #define MB52_MAX_DIGITS 80
 
+/* H52_V: zmm registers per number of k digits in the horizontal layout of
+ * h52.h (8 digit slots each). */
+#define H52_V(k) (((k) + 7u) / 8u)
+
 /* mb52_row: one digit of all 8 lanes. */
 typedef uint64_t mb52_row[8];
 
@@ -31,33 +35,65 @@ static inline unsigned mb52_digits(unsigned nbits)
 }
 
 /*
- * mb52_from_be8: converts the 8 big-endian byte strings in[l] of len bytes
+ * mb52_mod: one odd modulus per lane with its Montgomery constants for
+ * R = 2^(52 k), as rows (4 m < R for every size used). to_mont brings a value
+ * into the Montgomery domain with one multiply: R^2 mod m, or R^3 mod m for
+ * users whose inputs arrive through a REDC first (the RSA CRT halves).
+ */
+struct mb52_mod {
+    unsigned k;              /* digits */
+    const mb52_row *m;       /* k rows: the modulus */
+    const mb52_row *m0inv;   /* 1 row: -m^-1 mod 2^52 */
+    const mb52_row *r1;      /* k rows: R mod m (Montgomery one) */
+    const mb52_row *to_mont; /* k rows: R^2 or R^3 mod m */
+};
+
+/*
+ * mbc_mb52_from_be8: converts the 8 big-endian byte strings in[l] of len bytes
  * (lanes in lane_mask) into r[0..k) normalised. Lanes outside lane_mask get
  * zero. Bits beyond 52k must be zero (the caller checks sizes).
  */
-void mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t len,
-                   unsigned lane_mask);
+void mbc_mb52_from_be8(mb52_row *r, unsigned k, const uint8_t *const in[8], size_t len,
+                       unsigned lane_mask);
 
 /*
- * mb52_to_be8: writes the low len bytes of each lane of a[0..k) (normalised)
+ * mbc_mb52_to_be8: writes the low len bytes of each lane of a[0..k) (normalised)
  * to out[l], big-endian, for lanes in lane_mask.
  */
-void mb52_to_be8(uint8_t *const out[8], size_t len, const mb52_row *a, unsigned k,
-                 unsigned lane_mask);
+void mbc_mb52_to_be8(uint8_t *const out[8], size_t len, const mb52_row *a, unsigned k,
+                     unsigned lane_mask);
 
 /*
- * mb52_from_be: one lane of conversion into a plain digit array d[0..k).
+ * mbc_mb52_from_be: one lane of conversion into a plain digit array d[0..k).
  * Returns an all-ones mask if the value needed more than cap_bits bits
  * (cap_bits <= 52k), 0 otherwise; constant time in the value.
  */
-uint64_t mb52_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
-                      unsigned cap_bits);
+uint64_t mbc_mb52_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len,
+                          unsigned cap_bits);
 
-/* mb52_to_be: writes the low len bytes of the k-digit number d, big-endian. */
-void mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k);
+/* mbc_mb52_to_be: writes the low len bytes of the k-digit number d, big-endian. */
+void mbc_mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k);
 
-/* mb52_gather: r[j][lane] = col[lane][j] for j < k, for the lanes in
+/* mbc_mb52_gather: r[j][lane] = col[lane][j] for j < k, for the lanes in
  * lane_mask (others get zero); col[lane] is a plain k-digit array. */
-void mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask);
+void mbc_mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask);
+
+/* The Montgomery kernels of src/mb52/mont.c for any k (instances for the
+ * sizes of mont.h, rolled kernels for the others), by backend, for the
+ * _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
+ * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
+ * r = t / R mod m (< 2m) for t (2k rows) < R m. */
+void mbc_mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                    const mb52_row *m0inv, unsigned k);
+void mbc_mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                       const mb52_row *m0inv, unsigned k);
+void mbc_mb52_ams_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                    unsigned k);
+void mbc_mb52_ams_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                       unsigned k);
+void mbc_mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
+                     unsigned k);
+void mbc_mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
+                        unsigned k);
 
 #endif /* MBC_SRC_MB52_MB52_H */

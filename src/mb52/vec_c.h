@@ -28,10 +28,10 @@ typedef struct {
 } vmask;
 
 #if VW == 8
-#define MBC_KFN(name) name##_c
+#define MBC_KFN(name) mbc_##name##_c
 #define MBC_VEC_NAME "c"
 #elif VW == 2
-#define MBC_KFN(name) name##_c2
+#define MBC_KFN(name) mbc_##name##_c2
 #define MBC_VEC_NAME "c2"
 #else
 #error "MBC_VEC_C_LANES must be 8 or 2"

@@ -14,7 +14,7 @@
 typedef __m512i vec;
 typedef __mmask8 vmask;
 
-#define MBC_KFN(name) name##_ifma
+#define MBC_KFN(name) mbc_##name##_ifma
 #define MBC_VEC_NAME "ifma"
 
 static inline vec v_load(const uint64_t *p) { return _mm512_load_si512((const void *)p); }
@@ -33,23 +33,33 @@ static inline void v_msan_spill(uint64_t rv[8], uint64_t ov[24], vec r, vec a, v
 }
 #endif
 
-/* v_msan: under MemorySanitizer, r with carries' secrecy spread over whole
- * lanes (see mbc_msan_spread); otherwise r. */
-static inline vec v_msan(vec r, vec a, vec b, vec c)
+/* v_msan / v_msan_all: under MemorySanitizer, r with the secrecy of a, b
+ * and c spread over whole lanes (see mbc_msan_spread), or over all of r
+ * when any lane of an operand is secret (results that mix lanes: lane
+ * shifts, carry ripples); otherwise r. */
+static inline vec v_msan_any(vec r, vec a, vec b, vec c, int all)
 {
 #if defined(MBC_MSAN)
     uint64_t rv[8], ov[24];
     v_msan_spill(rv, ov, r, a, b, c);
-    const uint64_t *const ops[3] = {ov, ov + 8, ov + 16};
-    mbc_msan_spread(rv, ops, 3, 8);
+    if (all) {
+        mbc_msan_spread_all(rv, sizeof(rv), ov, sizeof(ov));
+    } else {
+        const uint64_t *const ops[3] = {ov, ov + 8, ov + 16};
+        mbc_msan_spread(rv, ops, 3, 8);
+    }
     return _mm512_loadu_si512((const void *)rv);
 #else
     (void)a;
     (void)b;
     (void)c;
+    (void)all;
     return r;
 #endif
 }
+
+static inline vec v_msan(vec r, vec a, vec b, vec c) { return v_msan_any(r, a, b, c, 0); }
+static inline vec v_msan_all(vec r, vec a, vec b, vec c) { return v_msan_any(r, a, b, c, 1); }
 
 /* v_madd52lo: acc + low 52 bits of (a mod 2^52) * (b mod 2^52), per lane. */
 static inline vec v_madd52lo(vec acc, vec a, vec b)

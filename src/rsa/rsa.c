@@ -7,9 +7,10 @@
 
 #include "../ct.h"
 #include "../dispatch.h"
+#include "../lanes.h"
+#include "../test_hooks.h"
 #include "rsa_internal.h"
-
-unsigned mbc_rsa_test_fault_lanes;
+#include "rsa_kern.h"
 
 /* row_alloc: a bump allocator over one aligned block of mb52 rows. */
 struct row_alloc {
@@ -24,7 +25,7 @@ static mb52_row *rows(struct row_alloc *ra, unsigned count)
 }
 
 /* gather_mod: rows of one modulus and its constants, for lanes in mask. */
-static void gather_mod(struct rsa_mod *out, struct row_alloc *ra, unsigned k,
+static void gather_mod(struct mb52_mod *out, struct row_alloc *ra, unsigned k,
                        const struct rsa_mod_consts *const c[8], unsigned mask)
 {
     const uint64_t *col[8];
@@ -32,19 +33,19 @@ static void gather_mod(struct rsa_mod *out, struct row_alloc *ra, unsigned k,
     for (unsigned l = 0; l < 8; l++) {
         col[l] = ((mask >> l) & 1u) ? c[l]->m : NULL;
     }
-    mb52_gather(m, k, col, mask);
+    mbc_mb52_gather(m, k, col, mask);
     for (unsigned l = 0; l < 8; l++) {
         col[l] = ((mask >> l) & 1u) ? c[l]->r1 : NULL;
     }
-    mb52_gather(r1, k, col, mask);
+    mbc_mb52_gather(r1, k, col, mask);
     for (unsigned l = 0; l < 8; l++) {
         col[l] = ((mask >> l) & 1u) ? c[l]->to_mont : NULL;
     }
-    mb52_gather(tm, k, col, mask);
+    mbc_mb52_gather(tm, k, col, mask);
     for (unsigned l = 0; l < 8; l++) {
         (*m0)[l] = ((mask >> l) & 1u) ? c[l]->m0inv : 0;
     }
-    *out = (struct rsa_mod){k, m, m0, r1, tm};
+    *out = (struct mb52_mod){k, m, m0, r1, tm};
 }
 
 /* gather_arr: rows of one per-lane digit array (arr[l] for lanes in mask). */
@@ -52,11 +53,11 @@ static mb52_row *gather_arr(struct row_alloc *ra, unsigned k, const uint64_t *co
                             unsigned mask)
 {
     mb52_row *r = rows(ra, k);
-    mb52_gather(r, k, arr, mask);
+    mbc_mb52_gather(r, k, arr, mask);
     return r;
 }
 
-/* below_mask: lanes (of mask) whose x (rows) is below m (rows). Public
+/* below_mask: slots (of mask) whose x (rows) is below m (rows). Public
  * verdict of a comparison on the input. */
 static unsigned below_mask(const mb52_row *x, const mb52_row *m, unsigned k, unsigned mask)
 {
@@ -71,64 +72,15 @@ static unsigned below_mask(const mb52_row *x, const mb52_row *m, unsigned k, uns
     return below & mask;
 }
 
-/*
- * lane_check: the common first pass of every RSA batch call. Returns the
- * status with EMPTY, NULL_PARAM and BAD_PARAM filled in and sets *valid to the
- * lanes that passed. key_bits(l) gives lane l's key size (0 if malformed).
- * *writable is 0 when the call itself is malformed (lane_mask above 0xFF or
- * unsupported bits): then no output may be touched, since its length is
- * unknown.
- */
-static mbc_status lane_check(uint8_t *const out[8], const uint8_t *const in[8],
-                             const void *const key[8], unsigned (*key_bits)(const void *),
-                             unsigned bits, unsigned lane_mask, unsigned *valid,
-                             int *writable)
-{
-    mbc_status st = 0;
-    *valid = 0;
-    *writable = rsa_supported_bits(bits) && lane_mask <= MBC_LANE_MASK_ALL;
-    if (lane_mask > MBC_LANE_MASK_ALL) {
-        return mbc_status_all(MBC_LANE_BAD_PARAM);
-    }
-    for (unsigned l = 0; l < 8; l++) {
-        unsigned code = MBC_LANE_OK;
-        if (!((lane_mask >> l) & 1u)) {
-            code = MBC_LANE_EMPTY;
-        } else if (out == NULL || in == NULL || key == NULL || out[l] == NULL ||
-                   in[l] == NULL || key[l] == NULL) {
-            code = MBC_LANE_NULL_PARAM;
-        } else if (!rsa_supported_bits(bits) || key_bits(key[l]) != bits) {
-            code = MBC_LANE_BAD_PARAM;
-        } else {
-            *valid |= 1u << l;
-        }
-        st = mbc_status_set(st, l, code);
-    }
-    return st;
-}
-
-/* finish: zeroes the outputs of the active lanes that did not end OK and
- * returns the final status. */
-static mbc_status finish(mbc_status st, uint8_t *const out[8], size_t len, unsigned lane_mask)
-{
-    for (unsigned l = 0; l < 8; l++) {
-        if (((lane_mask >> l) & 1u) && mbc_lane_code(st, l) != MBC_LANE_OK && out != NULL &&
-            out[l] != NULL) {
-            memset(out[l], 0, len);
-        }
-    }
-    return st;
-}
-
-static mbc_status set_lanes(mbc_status st, unsigned lanes, unsigned code)
-{
-    for (unsigned l = 0; l < 8; l++) {
-        if ((lanes >> l) & 1u) {
-            st = mbc_status_set(st, l, code);
-        }
-    }
-    return st;
-}
+/* rsa_call: the arguments of one RSA batch call; the lane checks see it as
+ * their context. */
+struct rsa_call {
+    uint8_t *const *out;
+    const uint8_t *const *in;
+    const void *const *key;
+    unsigned bits;
+    unsigned (*key_bits)(const void *key);
+};
 
 static unsigned priv_bits(const void *k)
 {
@@ -140,125 +92,94 @@ static unsigned pub_bits(const void *k)
     return mbc_rsa_pub_key_bits(k);
 }
 
-/*
- * Slots: the kernels see the valid requests packed into lanes ("slots")
- * 0..n-1, whatever their lanes in the call; lane_of[s] is the call's lane of
- * slot s. The packing depends only on lane_mask and public validity checks.
- */
-struct slots {
-    unsigned n;          /* requests */
-    unsigned mask;       /* (1 << n) - 1 */
-    unsigned lane_of[8];
-};
-
-static void pack_slots(struct slots *sl, unsigned valid)
+/* rsa_lane_check: a key of another size (or not a key of the call's type)
+ * is BAD_PARAM. */
+static unsigned rsa_lane_check(const void *ctx, unsigned lane)
 {
-    sl->n = 0;
-    for (unsigned l = 0; l < 8; l++) {
-        if ((valid >> l) & 1u) {
-            sl->lane_of[sl->n++] = l;
-        }
-    }
-    sl->mask = (1u << sl->n) - 1;
+    const struct rsa_call *c = ctx;
+    return c->key_bits(c->key[lane]) == c->bits ? MBC_LANE_OK : MBC_LANE_BAD_PARAM;
 }
 
-/* release: writes the results of the slots in ok, sets each slot's lane
- * code (OK, or bad_code for slots not in ok) and zeroes the other active
- * lanes' outputs. Returns the final status. */
-static mbc_status release(mbc_status st, const struct slots *sl, uint8_t *const out[8],
-                          size_t len, const mb52_row *res, unsigned k, unsigned ok,
-                          unsigned in_ok, unsigned lane_mask)
+/* rsa_start: the lane checks and the plan of an RSA batch call, running
+ * the one-by-one plan itself through fn. Returns 1 when the call still has
+ * to run its kernel (one request, or a batch), 0 when it only has to finish. */
+static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned lane_mask,
+                     unsigned one_by_one, mbc_lanes_call_fn *fn)
 {
-    uint8_t *sout[8] = {NULL};
-    for (unsigned s = 0; s < sl->n; s++) {
-        sout[s] = out[sl->lane_of[s]];
-        const unsigned code = !((in_ok >> s) & 1u) ? MBC_LANE_BAD_PARAM
-                              : !((ok >> s) & 1u)  ? MBC_LANE_FAULT
-                                                   : MBC_LANE_OK;
-        st = mbc_status_set(st, sl->lane_of[s], code);
+    const void *const *const arrays[3] = {(const void *const *)c->out,
+                                          (const void *const *)c->in, c->key};
+    mbc_lanes_begin(ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
+    const enum mbc_plan plan = mbc_lanes_plan(ln, one_by_one);
+    if (plan == MBC_PLAN_ONE_BY_ONE) {
+        mbc_lanes_one_by_one(ln, fn, c);
     }
+    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH;
+}
+
+/* rsa_finish: the status word, with the outputs of failed lanes zeroed. */
+static mbc_status rsa_finish(const struct mbc_lanes *ln, const struct rsa_call *c)
+{
+    uint8_t *const *const outs[1] = {c->out};
+    const size_t lens[1] = {c->bits / 8};
+    return mbc_lanes_finish(ln, outs, lens, 1);
+}
+
+/* rsa_release: the results of the slots in ok go out; slots not in in_ok
+ * are BAD_PARAM (input >= n), the other slots not in ok FAULT. */
+static void rsa_release(struct mbc_lanes *ln, const struct rsa_call *c, const mb52_row *res,
+                        unsigned k, unsigned ok, unsigned in_ok)
+{
+    mbc_lanes_set_slots(ln, ln->slot_mask & ~in_ok, MBC_LANE_BAD_PARAM);
+    mbc_lanes_set_slots(ln, ln->slot_mask & ~ok, MBC_LANE_FAULT);
     if (ok != 0) {
-        mb52_to_be8(sout, len, res, k, ok);
+        uint8_t *sout[MBC_LANES];
+        mbc_lanes_slot_outs(ln, c->out, sout);
+        mbc_mb52_to_be8(sout, c->bits / 8, res, k, ok);
     }
-    return finish(st, out, len, lane_mask);
 }
 
-/*
- * Few requests run one by one on the single-request kernels, which cost a
- * fraction of a shared pass: up to this many private / public requests, n
- * single runs took less time than one batch of n, on IFMA (horizontal single
- * path) and on the portable path (2-lane kernels). Measured with mbc_bench
- * (taskset -c 1): a lone IFMA private request costs 0.46x (2048) and 0.37x
- * (3072) of a paired pass of 2 to 4, a lone public one 0.23x (2048) to 0.17x
- * (4096) of an 8-lane batch; a 2-lane portable run 1/4 of an 8-lane one.
- */
-#define RSA_PRIV_ONE_BY_ONE 2
-#define RSA_PUB_ONE_BY_ONE 4
-
-typedef mbc_status batch_fn(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
-                            const void *const key[MBC_LANES], unsigned bits, unsigned lane_mask);
-
-/* one_by_one: the valid lanes through fn one at a time; st holds the codes
- * of the other lanes. */
-static mbc_status one_by_one(batch_fn *fn, mbc_status st, uint8_t *const out[MBC_LANES],
-                             const uint8_t *const in[MBC_LANES], const void *const key[MBC_LANES],
-                             unsigned bits, unsigned valid, unsigned lane_mask)
+static mbc_status priv_call(const void *call, unsigned lane_mask)
 {
-    for (unsigned l = 0; l < MBC_LANES; l++) {
-        if ((valid >> l) & 1u) {
-            st = mbc_status_set(st, l, mbc_lane_code(fn(out, in, key, bits, 1u << l), l));
-        }
-    }
-    return finish(st, out, bits / 8, lane_mask);
-}
-
-static mbc_status priv_batch(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
-                             const void *const key[MBC_LANES], unsigned bits, unsigned lane_mask)
-{
-    return mbc_rsa_private_crt_mb8(out, in, (const mbc_rsa_priv_key *const *)key, bits,
+    const struct rsa_call *c = call;
+    return mbc_rsa_private_crt_mb8(c->out, c->in, (const mbc_rsa_priv_key *const *)c->key, c->bits,
                                    lane_mask);
 }
 
-static mbc_status pub_batch(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
-                            const void *const key[MBC_LANES], unsigned bits, unsigned lane_mask)
+static mbc_status pub_call(const void *call, unsigned lane_mask)
 {
-    return mbc_rsa_public_mb8(out, in, (const mbc_rsa_pub_key *const *)key, bits, lane_mask);
+    const struct rsa_call *c = call;
+    return mbc_rsa_public_mb8(c->out, c->in, (const mbc_rsa_pub_key *const *)c->key, c->bits,
+                              lane_mask);
 }
 
 /*
- * Private batch. Up to RSA_PRIV_ONE_BY_ONE requests run one by one; up to 4
- * run both CRT halves in one pass (see rsa_crt_args: paired); a lone request
- * goes to the dispatch's single-request kernel (horizontal on IFMA; on the
- * portable path 2 lanes instead of 8).
+ * Private batch. A few requests run one by one (the implementation's
+ * priv_one_by_one); up to 4 run both CRT halves in one pass (see
+ * rsa_crt_args: paired); a lone request goes to the single-request kernel
+ * (horizontal on IFMA; on the portable path 2 lanes instead of 8).
  */
 MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
                                            const uint8_t *const in[MBC_LANES],
                                            const mbc_rsa_priv_key *const key[MBC_LANES],
                                            unsigned bits, unsigned lane_mask)
 {
-    unsigned valid;
-    int writable;
-    mbc_status st = lane_check(out, in, (const void *const *)key, priv_bits, bits, lane_mask,
-                               &valid, &writable);
-    if (valid == 0) {
-        return writable ? finish(st, out, bits / 8, lane_mask) : st;
-    }
-    const unsigned count = (unsigned)__builtin_popcount(valid);
-    if (count > 1 && count <= RSA_PRIV_ONE_BY_ONE) {
-        return one_by_one(priv_batch, st, out, in, (const void *const *)key, bits, valid,
-                          lane_mask);
+    const struct rsa_call c = {out, in, (const void *const *)key, bits, priv_bits};
+    const struct mbc_rsa_impl *impl = mbc_dispatch_get()->rsa;
+    struct mbc_lanes ln;
+    if (!rsa_start(&ln, &c, lane_mask, impl->priv_one_by_one, priv_call)) {
+        return rsa_finish(&ln, &c);
     }
     const unsigned kh = rsa_half_digits(bits);
     const unsigned kn = 2 * kh;
-    const size_t nrows = 2 * (3 * kh + 1) + 3 * kh + (3 * kn + 1) + 3 * kn +
-                         rsa_crt_scratch_rows(kh);
+    const size_t nrows =
+        2 * (3 * kh + 1) + 3 * kh + (3 * kn + 1) + 3 * kn + rsa_crt_scratch_rows(kh);
     mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
     if (block == NULL) {
-        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, lane_mask);
+        mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
+        return rsa_finish(&ln, &c);
     }
-    struct slots sl;
-    pack_slots(&sl, valid);
-    const unsigned n = sl.n;
+    mbc_lanes_pack(&ln);
+    const unsigned n = ln.n;
     const unsigned paired = n <= 4 ? n : 0;
 
     /* Per-slot key fields; when paired, the half passes (p, dp and in) also
@@ -268,7 +189,7 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
     const uint8_t *sin[8] = {NULL};
     unsigned e_bits = 0;
     for (unsigned s = 0; s < n; s++) {
-        const unsigned l = sl.lane_of[s];
+        const unsigned l = ln.lane_of[s];
         const mbc_rsa_priv_key *k = key[l];
         pc[s] = &k->p;
         qc[s] = &k->q;
@@ -287,109 +208,101 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
             sin[s + n] = in[l];
         }
     }
-    const unsigned half_mask = paired ? (sl.mask << n) | sl.mask : sl.mask;
+    const unsigned half_mask = paired ? (ln.slot_mask << n) | ln.slot_mask : ln.slot_mask;
 
     struct row_alloc ra = {block};
     struct rsa_crt_args a = {0};
     a.paired = paired;
     gather_mod(&a.p, &ra, kh, pc, half_mask);
-    gather_mod(&a.q, &ra, kh, qc, sl.mask);
-    gather_mod(&a.n, &ra, kn, nc, sl.mask);
+    gather_mod(&a.q, &ra, kh, qc, ln.slot_mask);
+    gather_mod(&a.n, &ra, kn, nc, ln.slot_mask);
     a.dp = gather_arr(&ra, kh, dp, half_mask);
-    a.dq = gather_arr(&ra, kh, dq, sl.mask);
-    a.qinv_r = gather_arr(&ra, kh, qi, sl.mask);
-    a.e = gather_arr(&ra, kn, e, sl.mask);
+    a.dq = gather_arr(&ra, kh, dq, ln.slot_mask);
+    a.qinv_r = gather_arr(&ra, kh, qi, ln.slot_mask);
+    a.e = gather_arr(&ra, kn, e, ln.slot_mask);
     a.e_bits = e_bits;
     a.half_bits = bits / 2;
     mb52_row *x = rows(&ra, kn);
     a.in = x;
     a.out = rows(&ra, kn);
     a.scratch = rows(&ra, rsa_crt_scratch_rows(kh));
-    mb52_from_be8(x, kn, sin, bits / 8, half_mask);
+    mbc_mb52_from_be8(x, kn, sin, bits / 8, half_mask);
 
     /* The two verdicts (input below n, fault check passed) and the released
      * outputs are the only values derived from secrets made public here. */
-    unsigned in_ok = below_mask(x, a.n.m, kn, sl.mask);
+    unsigned in_ok = below_mask(x, a.n.m, kn, ln.slot_mask);
     mbc_declassify(&in_ok, sizeof(in_ok));
     a.lanes = in_ok;
     for (unsigned s = 0; s < n; s++) {
-        a.fault_lanes |= ((mbc_rsa_test_fault_lanes >> sl.lane_of[s]) & 1u) << s;
+        a.fault_lanes |= ((mbc_test_hook(rsa_fault_lanes) >> ln.lane_of[s]) & 1u) << s;
     }
     a.fault_lanes &= in_ok;
     if (in_ok != 0) {
-        const struct mbc_dispatch *d = mbc_dispatch_get();
-        (n == 1 ? d->rsa_crt_one : d->rsa_crt)(&a);
+        (n == 1 ? impl->crt_one : impl->crt)(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     const unsigned released = in_ok & a.ok_lanes;
-    st = release(st, &sl, out, bits / 8, a.out, kn, released, in_ok, lane_mask);
+    rsa_release(&ln, &c, a.out, kn, released, in_ok);
     for (unsigned s = 0; s < n; s++) {
         if ((released >> s) & 1u) {
-            mbc_declassify(out[sl.lane_of[s]], bits / 8);
+            mbc_declassify(out[ln.lane_of[s]], bits / 8);
         }
     }
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
-    return st;
+    return rsa_finish(&ln, &c);
 }
 
 MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
                                       const uint8_t *const in[MBC_LANES],
-                                      const mbc_rsa_pub_key *const key[MBC_LANES],
-                                      unsigned bits, unsigned lane_mask)
+                                      const mbc_rsa_pub_key *const key[MBC_LANES], unsigned bits,
+                                      unsigned lane_mask)
 {
-    unsigned valid;
-    int writable;
-    mbc_status st = lane_check(out, in, (const void *const *)key, pub_bits, bits, lane_mask,
-                               &valid, &writable);
-    if (valid == 0) {
-        return writable ? finish(st, out, bits / 8, lane_mask) : st;
-    }
-    const unsigned count = (unsigned)__builtin_popcount(valid);
-    if (count > 1 && count <= RSA_PUB_ONE_BY_ONE) {
-        return one_by_one(pub_batch, st, out, in, (const void *const *)key, bits, valid,
-                          lane_mask);
+    const struct rsa_call c = {out, in, (const void *const *)key, bits, pub_bits};
+    const struct mbc_rsa_impl *impl = mbc_dispatch_get()->rsa;
+    struct mbc_lanes ln;
+    if (!rsa_start(&ln, &c, lane_mask, impl->pub_one_by_one, pub_call)) {
+        return rsa_finish(&ln, &c);
     }
     const unsigned kn = 2 * rsa_half_digits(bits);
     const size_t nrows = (3 * kn + 1) + 3 * kn + rsa_pub_scratch_rows(kn);
     mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
     if (block == NULL) {
-        return finish(set_lanes(st, valid, MBC_LANE_NO_MEMORY), out, bits / 8, lane_mask);
+        mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
+        return rsa_finish(&ln, &c);
     }
-    struct slots sl;
-    pack_slots(&sl, valid);
+    mbc_lanes_pack(&ln);
     const struct rsa_mod_consts *nc[8] = {NULL};
     const uint64_t *e[8] = {NULL};
     const uint8_t *sin[8] = {NULL};
     unsigned e_bits = 0;
-    for (unsigned s = 0; s < sl.n; s++) {
-        const mbc_rsa_pub_key *k = key[sl.lane_of[s]];
+    for (unsigned s = 0; s < ln.n; s++) {
+        const mbc_rsa_pub_key *k = key[ln.lane_of[s]];
         nc[s] = &k->n;
         e[s] = k->e;
-        sin[s] = in[sl.lane_of[s]];
+        sin[s] = in[ln.lane_of[s]];
         if (k->e_bits > e_bits) {
             e_bits = k->e_bits;
         }
     }
     struct row_alloc ra = {block};
     struct rsa_pub_args a = {0};
-    gather_mod(&a.n, &ra, kn, nc, sl.mask);
-    a.e = gather_arr(&ra, kn, e, sl.mask);
+    gather_mod(&a.n, &ra, kn, nc, ln.slot_mask);
+    a.e = gather_arr(&ra, kn, e, ln.slot_mask);
     a.e_bits = e_bits;
     mb52_row *x = rows(&ra, kn);
     a.in = x;
     a.out = rows(&ra, kn);
     a.scratch = rows(&ra, rsa_pub_scratch_rows(kn));
-    mb52_from_be8(x, kn, sin, bits / 8, sl.mask);
+    mbc_mb52_from_be8(x, kn, sin, bits / 8, ln.slot_mask);
 
-    const unsigned in_ok = below_mask(x, a.n.m, kn, sl.mask);
+    const unsigned in_ok = below_mask(x, a.n.m, kn, ln.slot_mask);
     a.lanes = in_ok;
     if (in_ok != 0) {
-        const struct mbc_dispatch *d = mbc_dispatch_get();
-        (sl.n == 1 ? d->rsa_pub_one : d->rsa_pub)(&a);
+        (ln.n == 1 ? impl->pub_one : impl->pub)(&a);
     }
-    st = release(st, &sl, out, bits / 8, a.out, kn, in_ok, in_ok, lane_mask);
+    rsa_release(&ln, &c, a.out, kn, in_ok, in_ok);
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
-    return st;
+    return rsa_finish(&ln, &c);
 }
 
 MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in, const mbc_rsa_priv_key *key)

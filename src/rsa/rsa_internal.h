@@ -53,7 +53,4 @@ static inline unsigned rsa_half_digits(unsigned bits)
     return mb52_digits(bits / 2);
 }
 
-/* Test hook (tests/ only): lanes whose CRT p-half is corrupted on purpose. */
-extern unsigned mbc_rsa_test_fault_lanes;
-
 #endif /* MBC_SRC_RSA_RSA_INTERNAL_H */

@@ -9,8 +9,7 @@
  * Public exponentiation: left-to-right binary over e_bits; e is public, so a
  * multiply is skipped when no active lane has that bit set.
  */
-#include "../mb52/arith.h"
-#include "../mb52/var.h"
+#include "../mb52/mont.h"
 #include "rsa_kern.h"
 #if MBC_VEC_IFMA
 #include "rsa_h2.h"
@@ -19,112 +18,16 @@
 /* Batches this backend ran: lets a test prove the dispatched kernel ran. */
 _Atomic unsigned long MBC_KFN(rsa_kern_hits);
 
-typedef void amm_fn(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                    vec m0inv);
-typedef void ams_fn(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv);
-typedef void redc_fn(mb52_row *r, const mb52_row *t, const mb52_row *m, vec m0inv);
-
-/* mont_ops: the Montgomery multiply, square and reduction of one digit
- * count (compiled for that count: the kernels' loops unroll only when k is a
- * constant; with a variable k they would grow into megabytes of code). */
-struct mont_ops {
-    unsigned k;
-    amm_fn *mul;
-    ams_fn *sqr;
-    redc_fn *redc;
-};
-
-/* One unrolled instantiation per digit count of the RSA classes; the glue
- * only builds batches of these sizes. */
-#define MONT_INSTANCE(K)                                                              \
-    static void amm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,              \
-                        const mb52_row *m, vec m0inv)                                   \
-    {                                                                                 \
-        mb52_amm_any_k(r, a, b, m, m0inv, K);                                         \
-    }                                                                                 \
-    static void ams_##K(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv)   \
-    {                                                                                 \
-        mb52_ams_any_k(r, a, m, m0inv, K);                                            \
-    }                                                                                 \
-    static void redc_##K(mb52_row *r, const mb52_row *t, const mb52_row *m, vec m0inv)  \
-    {                                                                                 \
-        mb52_redc_k(r, t, m, m0inv, K);                                               \
-    }
-MONT_INSTANCE(20)
-MONT_INSTANCE(30)
-MONT_INSTANCE(40)
-MONT_INSTANCE(60)
-MONT_INSTANCE(80)
-
-static const struct mont_ops mont_table[] = {
-    {20, amm_20, ams_20, redc_20}, {30, amm_30, ams_30, redc_30},
-    {40, amm_40, ams_40, redc_40}, {60, amm_60, ams_60, redc_60},
-    {80, amm_80, ams_80, redc_80},
-};
-
-static const struct mont_ops *mont_for(unsigned k)
-{
-    for (size_t i = 0; i < sizeof(mont_table) / sizeof(mont_table[0]); i++) {
-        if (mont_table[i].k == k) {
-            return &mont_table[i];
-        }
-    }
-    return NULL;
-}
-
-void MBC_KFN(mb52_amm)(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                       const mb52_row *m0inv, unsigned k)
-{
-    const struct mont_ops *ops = mont_for(k);
-    if (ops != NULL) {
-        ops->mul(r, a, b, m, v_load(*m0inv));
-    } else {
-        MBC_KFN(mb52_amm_var)(r, a, b, m, m0inv, k);
-    }
-}
-
-void MBC_KFN(mb52_ams)(mb52_row *r, const mb52_row *a, const mb52_row *m,
-                       const mb52_row *m0inv, unsigned k)
-{
-    const struct mont_ops *ops = mont_for(k);
-    if (ops != NULL) {
-        ops->sqr(r, a, m, v_load(*m0inv));
-    } else {
-        MBC_KFN(mb52_ams_var)(r, a, m, m0inv, k);
-    }
-}
-
-void MBC_KFN(mb52_redc)(mb52_row *r, const mb52_row *t, const mb52_row *m,
-                        const mb52_row *m0inv, unsigned k)
-{
-    const struct mont_ops *ops = mont_for(k);
-    if (ops != NULL) {
-        ops->redc(r, t, m, v_load(*m0inv));
-    } else {
-        MBC_KFN(mb52_redc_var)(r, t, m, m0inv, k);
-    }
-}
-
-/* from_mont: r = a / R mod m, fully reduced (< m). Pre: a < 2m. A multiply
- * by 1: the unrolled multiply beats the (rolled) mb52_redc_k here. */
-static void from_mont(mb52_row *r, const mb52_row *a, const struct rsa_mod *md,
-                      const struct mont_ops *ops, mb52_row *one)
-{
-    mb52_set_small(one, 1, md->k);
-    ops->mul(r, a, one, md->m, v_load(*md->m0inv));
-    mb52_cond_sub(r, md->m, md->k);
-}
-
 /*
  * pub_exp: out = in^e mod n per lane, fully reduced. scratch: 4 k rows.
  * Pre: in < n. Time depends on e (public) only.
  */
-static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+static void pub_exp(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
                     const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
 {
     const unsigned k = n->k;
     const unsigned ke = mb52_digits(e_bits);
-    const struct mont_ops *ops = mont_for(k);
+    const struct mb52_mont_ops *ops = MBC_KFN(mb52_mont_for)(k);
     const vec n0 = v_load(*n->m0inv);
     mb52_row *x = scratch;
     mb52_row *r = scratch + k;
@@ -148,12 +51,12 @@ static void pub_exp(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
             v_store(r[j], v_blend(set, v_load(r[j]), v_load(t[j])));
         }
     }
-    from_mont(out, r, n, ops, one);
+    MBC_KFN(mb52_from_mont)(out, r, n, one);
 }
 
 /* pub_fn: pub_exp's interface; pub_exp_h (IFMA) runs a lone lane 0
  * horizontally. */
-typedef void pub_fn(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+typedef void pub_fn(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
                     const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch);
 
 void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
@@ -167,18 +70,18 @@ void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
  * windows of RSA_WIN bits over exactly d_bits bits, a full masked scan of the
  * table per window. x (k rows) < 2m; d has k rows. scratch: the
  * (2^RSA_WIN + 1) k rows of crt_half's table area.
- * win_exp: the vertical one (every lane); rsa_h2_exp_ifma (rsa_h2.c): the
+ * win_exp: the vertical one (every lane); mbc_rsa_h2_exp_ifma (rsa_h2.c): the
  * horizontal one of lanes 0 and 1 at k = 20, 30, 40, the same digits.
  */
-typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
+typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct mb52_mod *md,
                     const mb52_row *d, unsigned d_bits, mb52_row *scratch);
 
-static void win_exp(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
+static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md,
                     const mb52_row *d, unsigned d_bits, mb52_row *scratch)
 {
     const unsigned k = md->k;
     const unsigned nt = 1u << RSA_WIN;
-    const struct mont_ops *ops = mont_for(k);
+    const struct mb52_mont_ops *ops = MBC_KFN(mb52_mont_for)(k);
     const vec m0 = v_load(*md->m0inv);
     mb52_row *table = scratch;
     mb52_row *w = scratch + (size_t)nt * k;
@@ -212,11 +115,11 @@ static void win_exp(mb52_row *r, const mb52_row *x, const struct rsa_mod *md,
  * the exponentiation done by exp. in has 2k rows (< n < R m); d has k rows
  * and at most d_bits bits. scratch: (2^RSA_WIN + 4) k rows.
  */
-static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md,
+static void crt_half(mb52_row *out, const mb52_row *in, const struct mb52_mod *md,
                      const mb52_row *d, unsigned d_bits, mb52_row *scratch, exp_fn *exp)
 {
     const unsigned k = md->k;
-    const struct mont_ops *ops = mont_for(k);
+    const struct mb52_mont_ops *ops = MBC_KFN(mb52_mont_for)(k);
     const vec m0 = v_load(*md->m0inv);
     mb52_row *x = scratch + ((size_t)(1u << RSA_WIN) + 1) * k;
     mb52_row *r = x + k;
@@ -226,7 +129,7 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct rsa_mod *md
     ops->redc(x, in, md->m, m0);
     ops->mul(x, x, md->to_mont, md->m, m0);
     exp(r, x, md, d, d_bits, scratch);
-    from_mont(out, r, md, ops, one);
+    MBC_KFN(mb52_from_mont)(out, r, md, one);
 }
 
 /*
@@ -271,7 +174,7 @@ static void crt_kern(struct rsa_crt_args *a, exp_fn *exp, pub_fn *pub)
 
     /* Garner: h = (mp - mq) qinv mod p; out = mq + h q. q < 2p because both
      * primes have exactly half_bits bits, so one subtraction reduces mq. */
-    const struct mont_ops *ops = mont_for(kh);
+    const struct mb52_mont_ops *ops = MBC_KFN(mb52_mont_for)(kh);
     mb52_row *mqp = check; /* check is free until the verification */
     mb52_row *h = check + kh;
     mb52_copy(mqp, mq, kh);
@@ -297,7 +200,7 @@ void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
 }
 
 #if MBC_VEC_IFMA
-/* rsa_h2_exp_ifma works in crt_half's table area; rsa_h1_pub_ifma in
+/* mbc_rsa_h2_exp_ifma works in crt_half's table area; mbc_rsa_h1_pub_ifma in
  * pub_exp's scratch. */
 #define H2_FITS(KH) (RSA_H2_SCRATCH_ROWS(KH) <= ((1u << RSA_WIN) + 1) * (KH))
 _Static_assert(H2_FITS(20) && H2_FITS(30) && H2_FITS(40),
@@ -308,50 +211,50 @@ _Static_assert(H1_FITS(40) && H1_FITS(60) && H1_FITS(80),
                "rsa_h1 scratch exceeds pub_exp's scratch");
 #undef H1_FITS
 
-_Atomic unsigned long rsa_kern_hits_h2;
-_Atomic unsigned long rsa_kern_hits_h1;
+_Atomic unsigned long mbc_rsa_kern_hits_h2;
+_Atomic unsigned long mbc_rsa_kern_hits_h1;
 
 /* rsa_h2_usable: the horizontal CRT halves fit a: one request (its two
  * halves in lanes 0 and 1) of a size rsa_h2 handles. */
 static int rsa_h2_usable(const struct rsa_crt_args *a)
 {
-    return a->paired == 1 && rsa_h2_fits(a->p.k);
+    return a->paired == 1 && mbc_rsa_h2_fits(a->p.k);
 }
 
-/* pub_exp_h: pub_exp, horizontal (rsa_h1_pub_ifma) when only lane 0 is
+/* pub_exp_h: pub_exp, horizontal (mbc_rsa_h1_pub_ifma) when only lane 0 is
  * active and its size fits; the same digits either way. */
-static void pub_exp_h(mb52_row *out, const mb52_row *in, const struct rsa_mod *n,
+static void pub_exp_h(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
                       const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
 {
-    if (lanes == 1 && rsa_h1_fits(n->k)) {
-        rsa_kern_hits_h1++;
-        rsa_h1_pub_ifma(out, in, n, e, e_bits, scratch);
+    if (lanes == 1 && mbc_rsa_h1_fits(n->k)) {
+        mbc_rsa_kern_hits_h1++;
+        mbc_rsa_h1_pub_ifma(out, in, n, e, e_bits, scratch);
     } else {
         pub_exp(out, in, n, e, e_bits, lanes, scratch);
     }
 }
 
-void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
+void mbc_rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
 {
     if (!rsa_h2_usable(a)) {
-        rsa_crt_kern_ifma(a);
+        mbc_rsa_crt_kern_ifma(a);
         return;
     }
-    rsa_kern_hits_ifma++;
-    rsa_kern_hits_h2++;
-    crt_kern(a, rsa_h2_exp_ifma, pub_exp_h);
+    mbc_rsa_kern_hits_ifma++;
+    mbc_rsa_kern_hits_h2++;
+    crt_kern(a, mbc_rsa_h2_exp_ifma, pub_exp_h);
 }
 
-void rsa_pub_kern_h1_ifma(struct rsa_pub_args *a)
+void mbc_rsa_pub_kern_h1_ifma(struct rsa_pub_args *a)
 {
-    rsa_kern_hits_ifma++;
+    mbc_rsa_kern_hits_ifma++;
     pub_exp_h(a->out, a->in, &a->n, a->e, a->e_bits, a->lanes, a->scratch);
 }
 
-int rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2)
+int mbc_rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2)
 {
     const int horizontal = h2 && rsa_h2_usable(a);
-    crt_halves(mp, mq, a, a->scratch, horizontal ? rsa_h2_exp_ifma : win_exp);
+    crt_halves(mp, mq, a, a->scratch, horizontal ? mbc_rsa_h2_exp_ifma : win_exp);
     return horizontal;
 }
 #endif

@@ -11,25 +11,15 @@
 /* RSA_WIN: the fixed window width of the private exponentiation. */
 #define RSA_WIN 5
 
-/* rsa_mod: one modulus per lane with its Montgomery constants, R = 2^(52k). */
-struct rsa_mod {
-    unsigned k;               /* digits; 4m < R always holds for our sizes */
-    const mb52_row *m;        /* k rows: the odd modulus */
-    const mb52_row *m0inv;    /* 1 row: -m^-1 mod 2^52 */
-    const mb52_row *r1;       /* k rows: R mod m (Montgomery one) */
-    const mb52_row *to_mont;  /* k rows: R^2 mod m for n; R^3 mod m for p and q
-                                 (their inputs arrive through a REDC first) */
-};
-
 /* rsa_pub_args: out = in^e mod n per lane; e public, possibly per lane. */
 struct rsa_pub_args {
-    struct rsa_mod n;
-    const mb52_row *e;        /* mb52_digits(e_bits) rows */
-    unsigned e_bits;          /* max bit length of e over the active lanes */
-    unsigned lanes;           /* active lanes (public) */
-    const mb52_row *in;       /* n.k rows, each lane < n */
-    mb52_row *out;            /* n.k rows, fully reduced (< n) */
-    mb52_row *scratch;        /* rsa_pub_scratch_rows(n.k) rows */
+    struct mb52_mod n;
+    const mb52_row *e;  /* mb52_digits(e_bits) rows */
+    unsigned e_bits;    /* max bit length of e over the active lanes */
+    unsigned lanes;     /* active lanes (public) */
+    const mb52_row *in; /* n.k rows, each lane < n */
+    mb52_row *out;      /* n.k rows, fully reduced (< n) */
+    mb52_row *scratch;  /* rsa_pub_scratch_rows(n.k) rows */
 };
 
 /*
@@ -48,19 +38,19 @@ struct rsa_pub_args {
  */
 struct rsa_crt_args {
     unsigned paired;
-    struct rsa_mod p, q;      /* k = kh for both */
-    const mb52_row *dp, *dq;  /* kh rows; secret exponents below 2^half_bits */
-    const mb52_row *qinv_r;   /* kh rows: qinv * R mod p */
-    unsigned half_bits;       /* bits / 2 */
-    struct rsa_mod n;         /* k = 2 kh */
-    const mb52_row *e;        /* public exponents, mb52_digits(e_bits) rows */
+    struct mb52_mod p, q;    /* k = kh for both */
+    const mb52_row *dp, *dq; /* kh rows; secret exponents below 2^half_bits */
+    const mb52_row *qinv_r;  /* kh rows: qinv * R mod p */
+    unsigned half_bits;      /* bits / 2 */
+    struct mb52_mod n;       /* k = 2 kh */
+    const mb52_row *e;       /* public exponents, mb52_digits(e_bits) rows */
     unsigned e_bits;
-    unsigned lanes;           /* active lanes (public) */
-    unsigned fault_lanes;     /* test hook: lanes whose p-half result is corrupted */
-    const mb52_row *in;       /* 2 kh rows, each lane < n */
-    mb52_row *out;            /* 2 kh rows */
-    mb52_row *scratch;        /* rsa_crt_scratch_rows(kh) rows */
-    unsigned ok_lanes;        /* output */
+    unsigned lanes;       /* active lanes (public) */
+    unsigned fault_lanes; /* test hook: lanes whose p-half result is corrupted */
+    const mb52_row *in;   /* 2 kh rows, each lane < n */
+    mb52_row *out;        /* 2 kh rows */
+    mb52_row *scratch;    /* rsa_crt_scratch_rows(kh) rows */
+    unsigned ok_lanes;    /* output */
 };
 
 #define RSA_PUB_SCRATCH_ROWS(kn) (4 * (kn))
@@ -75,54 +65,63 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
     return ((1u << RSA_WIN) + 6) * kh + rsa_pub_scratch_rows(2 * kh) + 2 * kh;
 }
 
+/*
+ * mbc_rsa_impl: one RSA implementation, as dispatch selects it.
+ *  crt, pub          the batch kernels (up to 8 requests, packed in slots)
+ *  crt_one, pub_one  the same for a lone request (slot 0 only): the fastest
+ *                    single-request kernel
+ *  priv_one_by_one, pub_one_by_one  up to this many requests of a call run
+ *                    one by one on the single-request kernels (n single runs
+ *                    measured faster than one shared pass)
+ */
+struct mbc_rsa_impl {
+    const char *name;
+    void (*crt)(struct rsa_crt_args *a);
+    void (*pub)(struct rsa_pub_args *a);
+    void (*crt_one)(struct rsa_crt_args *a);
+    void (*pub_one)(struct rsa_pub_args *a);
+    unsigned priv_one_by_one;
+    unsigned pub_one_by_one;
+};
+
+/* mbc_rsa_impl_c: the portable implementation (every CPU). */
+extern const struct mbc_rsa_impl mbc_rsa_impl_c;
+
+/* mbc_rsa_impl_for: the fastest implementation features allow. */
+const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features);
+
 /* Batches run by each backend (relaxed counters, for the dispatch-hit test). */
-extern _Atomic unsigned long rsa_kern_hits_c;
-extern _Atomic unsigned long rsa_kern_hits_c2;
-extern _Atomic unsigned long rsa_kern_hits_ifma;
+extern _Atomic unsigned long mbc_rsa_kern_hits_c;
+extern _Atomic unsigned long mbc_rsa_kern_hits_c2;
+extern _Atomic unsigned long mbc_rsa_kern_hits_ifma;
 /* Lone private requests whose CRT halves ran horizontally (rsa_h2.c); they
- * count in rsa_kern_hits_ifma too. */
-extern _Atomic unsigned long rsa_kern_hits_h2;
+ * count in mbc_rsa_kern_hits_ifma too. */
+extern _Atomic unsigned long mbc_rsa_kern_hits_h2;
 /* Horizontal public exponentiations (rsa_h2.c): lone public requests, and
  * the fault checks of lone private requests that ran horizontally. */
-extern _Atomic unsigned long rsa_kern_hits_h1;
+extern _Atomic unsigned long mbc_rsa_kern_hits_h1;
 
-void rsa_crt_kern_c(struct rsa_crt_args *a);
-void rsa_pub_kern_c(struct rsa_pub_args *a);
+void mbc_rsa_crt_kern_c(struct rsa_crt_args *a);
+void mbc_rsa_pub_kern_c(struct rsa_pub_args *a);
 /* The 2-lane portable kernels: lanes 0 and 1 only (a lone request). */
-void rsa_crt_kern_c2(struct rsa_crt_args *a);
-void rsa_pub_kern_c2(struct rsa_pub_args *a);
-void rsa_crt_kern_ifma(struct rsa_crt_args *a);
-void rsa_pub_kern_ifma(struct rsa_pub_args *a);
+void mbc_rsa_crt_kern_c2(struct rsa_crt_args *a);
+void mbc_rsa_pub_kern_c2(struct rsa_pub_args *a);
+void mbc_rsa_crt_kern_ifma(struct rsa_crt_args *a);
+void mbc_rsa_pub_kern_ifma(struct rsa_pub_args *a);
 /* The lone-request kernels on IFMA (rsa_h2.c), same results as the 8-lane
- * ones: rsa_crt_kern_h2_ifma runs the two CRT half exponentiations of one
+ * ones: mbc_rsa_crt_kern_h2_ifma runs the two CRT half exponentiations of one
  * request (paired == 1, kh = 20, 30, 40) horizontally, interleaved, and its
- * fault check as rsa_pub_kern_h1_ifma does; any other batch goes to
- * rsa_crt_kern_ifma. rsa_pub_kern_h1_ifma runs a lone public request
+ * fault check as mbc_rsa_pub_kern_h1_ifma does; any other batch goes to
+ * mbc_rsa_crt_kern_ifma. mbc_rsa_pub_kern_h1_ifma runs a lone public request
  * (lanes == 1, k = 40, 60, 80) horizontally, anything else as
- * rsa_pub_kern_ifma. */
-void rsa_crt_kern_h2_ifma(struct rsa_crt_args *a);
-void rsa_pub_kern_h1_ifma(struct rsa_pub_args *a);
+ * mbc_rsa_pub_kern_ifma. */
+void mbc_rsa_crt_kern_h2_ifma(struct rsa_crt_args *a);
+void mbc_rsa_pub_kern_h1_ifma(struct rsa_pub_args *a);
 /* Exposed for the vertical/horizontal equality test: the two CRT halves of
  * a (mp, mq: kh rows each, fully reduced, as rsa_crt_kern computes them
  * before Garner), with the horizontal exponentiation when h2 != 0 and a
  * fits it, else the vertical one; returns 1 if the horizontal one ran.
  * Uses a->scratch. */
-int rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2);
-
-/* Exposed for the _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
- * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
- * r = t / R mod m (< 2m) for t (2k rows) < R m. */
-void mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                const mb52_row *m0inv, unsigned k);
-void mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                   const mb52_row *m0inv, unsigned k);
-void mb52_ams_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                unsigned k);
-void mb52_ams_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                   unsigned k);
-void mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
-                 unsigned k);
-void mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m,
-                    const mb52_row *m0inv, unsigned k);
+int mbc_rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2);
 
 #endif /* MBC_SRC_RSA_RSA_KERN_H */

@@ -176,7 +176,7 @@ static mbc_err pub_init(struct mbc_rsa_pub_key *key, const uint8_t *n, size_t n_
         return MBC_ERR_NULL_PARAM;
     }
     memset(key, 0, sizeof(*key));
-    if (mb52_from_be(nd, MB52_MAX_DIGITS, n, n_len, 4096) != 0) {
+    if (mbc_mb52_from_be(nd, MB52_MAX_DIGITS, n, n_len, 4096) != 0) {
         return MBC_ERR_KEY_SIZE;
     }
     unsigned bits = bn_bits(nd, MB52_MAX_DIGITS);
@@ -187,7 +187,7 @@ static mbc_err pub_init(struct mbc_rsa_pub_key *key, const uint8_t *n, size_t n_
         return MBC_ERR_EVEN_MODULUS;
     }
     unsigned kn = 2 * rsa_half_digits(bits);
-    if (mb52_from_be(key->e, kn, e, e_len, bits) != 0) {
+    if (mbc_mb52_from_be(key->e, kn, e, e_len, bits) != 0) {
         return MBC_ERR_BAD_EXPONENT; /* e longer than n */
     }
     key->e_bits = bn_bits(key->e, kn);
@@ -247,15 +247,15 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     uint64_t p[RSA_MAX_HALF_DIGITS], q[RSA_MAX_HALF_DIGITS], qinv[RSA_MAX_HALF_DIGITS];
     uint64_t pq[MB52_MAX_DIGITS];
 
-    uint64_t too_long = mb52_from_be(p, kh, c->p, c->p_len, half);
-    too_long |= mb52_from_be(q, kh, c->q, c->q_len, half);
+    uint64_t too_long = mbc_mb52_from_be(p, kh, c->p, c->p_len, half);
+    too_long |= mbc_mb52_from_be(q, kh, c->q, c->q_len, half);
     uint64_t even = ~(0 - (p[0] & q[0] & 1));
     bn_mul(pq, p, q, kh);
     int same = mbc_ct_memeq(pq, key->pub.n.m, key->pub.kn * sizeof(uint64_t));
 
-    uint64_t range = mb52_from_be(key->dp, kh, c->dp, c->dp_len, half);
-    range |= mb52_from_be(key->dq, kh, c->dq, c->dq_len, half);
-    range |= mb52_from_be(qinv, kh, c->qinv, c->qinv_len, half);
+    uint64_t range = mbc_mb52_from_be(key->dp, kh, c->dp, c->dp_len, half);
+    range |= mbc_mb52_from_be(key->dq, kh, c->dq, c->dq_len, half);
+    range |= mbc_mb52_from_be(qinv, kh, c->qinv, c->qinv_len, half);
     range |= ~bn_lt_mask(key->dp, p, kh);
     range |= ~bn_lt_mask(key->dq, q, kh);
     range |= ~bn_lt_mask(qinv, p, kh);

@@ -70,12 +70,12 @@ static unsigned rsa_pub_bits(const void *key)
  * at half the wait. Public runs at 8. */
 #define RSA_PRIV(b)                                                                                \
     {                                                                                              \
-        MBC_OP_RSA_PRIVATE, b, "rsa" #b "-private", b / 8, b / 8, 4, rsa_priv_bits,                \
+        MBC_OP_RSA_PRIVATE, b, "rsa" #b "-private", b / 8, 0, b / 8, 0, 0, 4, rsa_priv_bits,       \
             rsa_priv_batch, rsa_priv_one                                                           \
     }
 #define RSA_PUB(b)                                                                                 \
     {                                                                                              \
-        MBC_OP_RSA_PUBLIC, b, "rsa" #b "-public", b / 8, b / 8, MBC_LANES, rsa_pub_bits,           \
+        MBC_OP_RSA_PUBLIC, b, "rsa" #b "-public", b / 8, 0, b / 8, 0, 0, MBC_LANES, rsa_pub_bits,  \
             rsa_pub_batch, rsa_pub_one                                                             \
     }
 
@@ -89,9 +89,19 @@ int mbc_class_find(mbc_job_op op, const void *key)
 {
     for (unsigned i = 0; i < mbc_num_classes; i++) {
         const struct mbc_class *c = &mbc_classes[i];
-        if (c->op == op && c->key_bits(key) == c->bits) {
+        if (c->op == op && (c->key_bits == NULL || c->key_bits(key) == c->bits)) {
             return (int)i;
         }
     }
     return -1;
+}
+
+const struct mbc_class *mbc_class_of_op(mbc_job_op op)
+{
+    for (unsigned i = 0; i < mbc_num_classes; i++) {
+        if (mbc_classes[i].op == op) {
+            return &mbc_classes[i];
+        }
+    }
+    return NULL;
 }

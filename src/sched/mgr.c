@@ -100,22 +100,54 @@ static size_t run_class(mbc_mgr *mgr, unsigned ci)
     return n;
 }
 
+/* len_ok: a buffer of len bytes given for a field the row sizes want (its
+ * exact length, or at most it with any_len); unused fields always pass. */
+static int len_ok(size_t len, size_t want, int any_len)
+{
+    return want == 0 || (any_len ? len <= want : len == want);
+}
+
 /* check_job: MBC_OK or the error of a malformed job; *ci gets its class, or
  * -1 when op and key fit none. */
 static mbc_err check_job(const mbc_job *job, int *ci)
 {
-    *ci = job->key != NULL ? mbc_class_find(job->op, job->key) : -1;
-    if (job->key == NULL || job->in == NULL || job->out == NULL) {
+    *ci = -1;
+    const struct mbc_class *shape = mbc_class_of_op(job->op);
+    if (shape == NULL) {
+        return MBC_ERR_BAD_PARAM;
+    }
+    const int any_len = (shape->flags & MBC_CLASS_IN_ANY_LEN) != 0;
+    if ((shape->key_bits != NULL && job->key == NULL) ||
+        ((shape->in_len != 0 || any_len) && job->in == NULL) ||
+        (shape->in2_len != 0 && job->in2 == NULL) || (shape->out_len != 0 && job->out == NULL) ||
+        (shape->out2_len != 0 && job->out2 == NULL)) {
+        if (job->key != NULL || shape->key_bits == NULL) {
+            *ci = mbc_class_find(job->op, job->key);
+        }
         return MBC_ERR_NULL_PARAM;
     }
+    *ci = mbc_class_find(job->op, job->key);
     if (*ci < 0) {
         return MBC_ERR_BAD_PARAM;
     }
     const struct mbc_class *c = &mbc_classes[*ci];
-    if (job->in_len != c->in_len || job->out_len < c->out_len) {
+    if (!len_ok(job->in_len, c->in_len, any_len) || !len_ok(job->in2_len, c->in2_len, 0) ||
+        job->out_len < c->out_len || job->out2_len < c->out2_len) {
         return MBC_ERR_BAD_PARAM;
     }
     return MBC_OK;
+}
+
+/* zero_outputs: a failed job's outputs, over its class's lengths, where the
+ * caller's buffers are there and long enough. */
+static void zero_outputs(mbc_job *job, const struct mbc_class *c)
+{
+    if (job->out != NULL && c->out_len != 0 && job->out_len >= c->out_len) {
+        memset(job->out, 0, c->out_len);
+    }
+    if (job->out2 != NULL && c->out2_len != 0 && job->out2_len >= c->out2_len) {
+        memset(job->out2, 0, c->out2_len);
+    }
 }
 
 MBC_API mbc_err mbc_mgr_new(mbc_mgr **mgr, const mbc_mgr_config *cfg)
@@ -164,8 +196,8 @@ MBC_API mbc_err mbc_mgr_submit(mbc_mgr *mgr, mbc_job *job)
     const mbc_err err = check_job(job, &ci);
     job->mgr_t_submit_ = 0;
     if (err != MBC_OK) {
-        if (ci >= 0 && job->out != NULL && job->out_len >= mbc_classes[ci].out_len) {
-            memset(job->out, 0, mbc_classes[ci].out_len);
+        if (ci >= 0) {
+            zero_outputs(job, &mbc_classes[ci]);
         }
         job->status = err;
         complete(mgr, job);

@@ -13,25 +13,35 @@
 
 /*
  * mbc_class: one row of the table.
- *  key_bits   the key's size in the unit of bits (0 when key is not a valid
- *             key object of this operation's type); a job belongs to the row
- *             whose op and bits match.
+ *  bits       the key's size in the unit of key_bits; a job belongs to the
+ *             row whose op and bits match (rows without a key: op alone).
+ *  in_len, in2_len    the exact lengths of in and in2; 0: the op does not
+ *             use that input (it is not read and may be NULL). With
+ *             MBC_CLASS_IN_ANY_LEN, in_len is the longest in the op takes
+ *             (any length up to it, 0 included; in must not be NULL).
+ *  out_len, out2_len  what run_batch and run_one write to out and out2 (the
+ *             job's buffers must be at least that long); 0: not used.
  *  lanes      the batch size at which the class runs at once (and the most
  *             one batch takes): the number of jobs that fill the kernel.
+ *  key_bits   the key's size (0 when key is not a valid key object of this
+ *             operation's type); NULL for ops that take no key.
  *  run_batch  runs n (1..lanes) jobs of this class side by side, job i in
  *             lane i, no other lane active; sets every job's status.
  *  run_one    runs one job on the class's fastest single-request path; sets
  *             its status.
  * Both are called only with jobs that passed the manager's checks (op, key
- * class, non-NULL buffers, the row's in_len, at least its out_len) and write
- * exactly the row's out_len bytes of each job's out.
+ * class, non-NULL buffers, the row's lengths) and write exactly the row's
+ * out_len (out2_len) bytes of each job's out (out2).
  */
+#define MBC_CLASS_IN_ANY_LEN 1u
+
 struct mbc_class {
     mbc_job_op op;
     unsigned bits;
     const char *name;
-    size_t in_len;
-    size_t out_len;
+    size_t in_len, in2_len;
+    size_t out_len, out2_len;
+    unsigned flags;
     unsigned lanes;
     unsigned (*key_bits)(const void *key);
     void (*run_batch)(const struct mbc_class *c, mbc_job *const jobs[], unsigned n);
@@ -43,7 +53,12 @@ extern const struct mbc_class mbc_classes[];
 extern const unsigned mbc_num_classes;
 
 /* mbc_class_find: the index of the row of op whose bits match key (key not
- * NULL), or -1 when op is unknown or key fits no row. */
+ * NULL; any key for ops without one), or -1 when op is unknown or key fits
+ * no row. */
 int mbc_class_find(mbc_job_op op, const void *key);
+
+/* mbc_class_of_op: the first row of op (every row of an op uses the same
+ * buffers and key type, only their sizes differ), NULL for an unknown op. */
+const struct mbc_class *mbc_class_of_op(mbc_job_op op);
 
 #endif /* MBC_SRC_SCHED_SCHED_H */

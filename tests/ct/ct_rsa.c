@@ -218,17 +218,17 @@ static int run_case(struct ctx *c, const char *impl)
             memset(c->out[l], 0xA5, c->len);
         }
 #if MBC_HAVE_IFMA
-        const unsigned long h2 = rsa_kern_hits_h2, h1 = rsa_kern_hits_h1;
+        const unsigned long h2 = mbc_rsa_kern_hits_h2, h1 = mbc_rsa_kern_hits_h1;
 #endif
         st = mbc_rsa_private_crt_mb8(out, in, priv, c->bits, few[f]);
 #if MBC_HAVE_IFMA
         /* the lone request on ifma ran the horizontal halves and the
          * horizontal public exponentiation of its fault check */
         const unsigned long want_h = strcmp(impl, "ifma") == 0 && few[f] == 0x04 ? 1 : 0;
-        if (rsa_kern_hits_h2 - h2 != want_h || rsa_kern_hits_h1 - h1 != want_h) {
+        if (mbc_rsa_kern_hits_h2 - h2 != want_h || mbc_rsa_kern_hits_h1 - h1 != want_h) {
             printf("# %s %u: %lu horizontal CRT runs and %lu horizontal checks with lanes "
                    "0x%02x, expected %lu\n",
-                   impl, c->bits, rsa_kern_hits_h2 - h2, rsa_kern_hits_h1 - h1, few[f], want_h);
+                   impl, c->bits, mbc_rsa_kern_hits_h2 - h2, mbc_rsa_kern_hits_h1 - h1, few[f], want_h);
             return -1;
         }
 #endif

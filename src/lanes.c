@@ -1,0 +1,126 @@
+/* lanes.c - the per-lane glue of every _mb8 call (see lanes.h). */
+#include <string.h>
+
+#include "lanes.h"
+
+void mbc_lanes_begin(struct mbc_lanes *ln, unsigned lane_mask, int call_ok,
+                     const void *const *const arrays[], unsigned num_arrays,
+                     mbc_lane_check_fn *check, const void *ctx)
+{
+    memset(ln, 0, sizeof(*ln));
+    ln->mask = lane_mask;
+    if (lane_mask > MBC_LANE_MASK_ALL) {
+        ln->st = mbc_status_all(MBC_LANE_BAD_PARAM);
+        return;
+    }
+    ln->writable = call_ok;
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        unsigned code = MBC_LANE_OK;
+        if (!((lane_mask >> l) & 1u)) {
+            code = MBC_LANE_EMPTY;
+        } else {
+            for (unsigned i = 0; i < num_arrays && code == MBC_LANE_OK; i++) {
+                if (arrays[i] == NULL || arrays[i][l] == NULL) {
+                    code = MBC_LANE_NULL_PARAM;
+                }
+            }
+            if (code == MBC_LANE_OK && !call_ok) {
+                code = MBC_LANE_BAD_PARAM;
+            }
+            if (code == MBC_LANE_OK && check != NULL) {
+                code = check(ctx, l);
+            }
+        }
+        ln->st = mbc_status_set(ln->st, l, code);
+        if (code == MBC_LANE_OK) {
+            ln->valid |= 1u << l;
+        }
+    }
+}
+
+void mbc_lanes_fail(struct mbc_lanes *ln, unsigned lanes, unsigned code)
+{
+    if (code == MBC_LANE_OK) {
+        return;
+    }
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if (((lanes >> l) & 1u) && mbc_lane_code(ln->st, l) == MBC_LANE_OK) {
+            ln->st = mbc_status_set(ln->st, l, code);
+        }
+    }
+    ln->valid &= ~lanes;
+}
+
+void mbc_lanes_pack(struct mbc_lanes *ln)
+{
+    ln->n = 0;
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if ((ln->valid >> l) & 1u) {
+            ln->lane_of[ln->n++] = l;
+        }
+    }
+    ln->slot_mask = (1u << ln->n) - 1u;
+}
+
+unsigned mbc_lanes_of_slots(const struct mbc_lanes *ln, unsigned slots)
+{
+    unsigned lanes = 0;
+    for (unsigned s = 0; s < ln->n; s++) {
+        lanes |= ((slots >> s) & 1u) << ln->lane_of[s];
+    }
+    return lanes;
+}
+
+void mbc_lanes_set_slots(struct mbc_lanes *ln, unsigned slots, unsigned code)
+{
+    mbc_lanes_fail(ln, mbc_lanes_of_slots(ln, slots), code);
+}
+
+void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANES],
+                         uint8_t *sp[MBC_LANES])
+{
+    for (unsigned s = 0; s < MBC_LANES; s++) {
+        sp[s] = s < ln->n ? arr[ln->lane_of[s]] : NULL;
+    }
+}
+
+enum mbc_plan mbc_lanes_plan(const struct mbc_lanes *ln, unsigned one_by_one)
+{
+    const unsigned count = (unsigned)__builtin_popcount(ln->valid);
+    if (count == 0) {
+        return MBC_PLAN_NONE;
+    }
+    if (count == 1) {
+        return MBC_PLAN_ONE;
+    }
+    return count <= one_by_one ? MBC_PLAN_ONE_BY_ONE : MBC_PLAN_BATCH;
+}
+
+void mbc_lanes_one_by_one(struct mbc_lanes *ln, mbc_lanes_call_fn *fn, const void *call)
+{
+    const unsigned valid = ln->valid;
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if ((valid >> l) & 1u) {
+            mbc_lanes_fail(ln, 1u << l, mbc_lane_code(fn(call, 1u << l), l));
+        }
+    }
+}
+
+mbc_status mbc_lanes_finish(const struct mbc_lanes *ln, uint8_t *const *const outs[],
+                            const size_t lens[], unsigned num_outs)
+{
+    if (!ln->writable) {
+        return ln->st;
+    }
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if (!((ln->mask >> l) & 1u) || mbc_lane_code(ln->st, l) == MBC_LANE_OK) {
+            continue;
+        }
+        for (unsigned i = 0; i < num_outs; i++) {
+            if (outs[i] != NULL && outs[i][l] != NULL) {
+                memset(outs[i][l], 0, lens[i]);
+            }
+        }
+    }
+    return ln->st;
+}

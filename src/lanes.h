@@ -1,0 +1,102 @@
+/*
+ * lanes.h - the per-lane glue of every _mb8 call (src/lanes.c), whatever the
+ * family: the first pass over the lanes (EMPTY, NULL_PARAM, the family's own
+ * checks), the first-error-wins codes, the packing of the valid requests
+ * into slots 0..n-1 for the kernels, the plan (one batch, one by one, or the
+ * single-request path), and the end (outputs of failed lanes zeroed).
+ * Baseline code; lane occupancy and validity are public.
+ *
+ * A call goes:
+ *   struct mbc_lanes ln;
+ *   mbc_lanes_begin(&ln, lane_mask, call_ok, arrays, n, check, ctx);
+ *   switch (mbc_lanes_plan(&ln, impl->one_by_one)) { ... }
+ *   ... mbc_lanes_set_slots(&ln, slots, code) as verdicts come in ...
+ *   return mbc_lanes_finish(&ln, outs, lens, num_outs);
+ */
+#ifndef MBC_SRC_LANES_H
+#define MBC_SRC_LANES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+struct mbc_lanes {
+    mbc_status st;               /* the codes so far; a lane's first error stays */
+    unsigned mask;               /* the call's lane_mask */
+    unsigned valid;              /* lanes that passed every check so far */
+    int writable;                /* 0 when the call itself is malformed: no output is touched */
+    unsigned n;                  /* requests packed into slots (mbc_lanes_pack) */
+    unsigned slot_mask;          /* (1 << n) - 1 */
+    unsigned lane_of[MBC_LANES]; /* the call's lane of slot s */
+};
+
+/* mbc_lane_check_fn: MBC_LANE_OK or the code of lane of a call's context
+ * (wrong key type or size, bad length, ...). Only called for lanes whose
+ * pointers are all non-NULL. */
+typedef unsigned mbc_lane_check_fn(const void *ctx, unsigned lane);
+
+/*
+ * mbc_lanes_begin: the first pass. A lane_mask above 0xFF makes every lane
+ * BAD_PARAM and the call unwritable; call_ok == 0 (an unsupported size or
+ * curve: the length of the outputs is unknown) makes every active lane
+ * BAD_PARAM, unwritable too. Otherwise: lanes outside lane_mask EMPTY; a
+ * lane where any of the num_arrays arrays (each an array of MBC_LANES
+ * pointers, of any pointer type) is NULL or holds NULL is NULL_PARAM; then
+ * check (if not NULL) gives the remaining lanes' codes. ln->valid gets the
+ * lanes still OK.
+ */
+void mbc_lanes_begin(struct mbc_lanes *ln, unsigned lane_mask, int call_ok,
+                     const void *const *const arrays[], unsigned num_arrays,
+                     mbc_lane_check_fn *check, const void *ctx);
+
+/* mbc_lanes_fail: the lanes of lanes (a lane bitmask) that are still OK get
+ * code and leave valid. */
+void mbc_lanes_fail(struct mbc_lanes *ln, unsigned lanes, unsigned code);
+
+/* mbc_lanes_pack: slots 0..n-1 get the valid lanes, in lane order. */
+void mbc_lanes_pack(struct mbc_lanes *ln);
+
+/* mbc_lanes_of_slots: the lanes of the slots in slots. */
+unsigned mbc_lanes_of_slots(const struct mbc_lanes *ln, unsigned slots);
+
+/* mbc_lanes_set_slots: mbc_lanes_fail for the lanes of slots (code OK
+ * leaves them as they are). */
+void mbc_lanes_set_slots(struct mbc_lanes *ln, unsigned slots, unsigned code);
+
+/* mbc_lanes_slot_outs: sp[s] = arr[lane_of[s]] for the packed slots, NULL
+ * beyond n: the outputs in the kernels' order. */
+void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANES],
+                         uint8_t *sp[MBC_LANES]);
+
+/*
+ * mbc_lanes_plan: how the valid requests run; the one place where a call
+ * decides between its batch kernel and its single-request path.
+ *   MBC_PLAN_NONE        no valid lane: nothing to compute
+ *   MBC_PLAN_ONE         one request: the single-request kernel
+ *   MBC_PLAN_ONE_BY_ONE  2..one_by_one requests: each alone through the
+ *                        call itself with a one-lane mask (n single runs cost
+ *                        less than one shared pass, as the family measured)
+ *   MBC_PLAN_BATCH       the batch kernel, requests packed into slots
+ */
+enum mbc_plan { MBC_PLAN_NONE, MBC_PLAN_ONE, MBC_PLAN_ONE_BY_ONE, MBC_PLAN_BATCH };
+enum mbc_plan mbc_lanes_plan(const struct mbc_lanes *ln, unsigned one_by_one);
+
+/* mbc_lanes_call_fn: the _mb8 call of a family run on lane_mask with its
+ * arguments in call (a struct of the family's own). */
+typedef mbc_status mbc_lanes_call_fn(const void *call, unsigned lane_mask);
+
+/* mbc_lanes_one_by_one: every valid lane through fn(call, 1 << lane) alone;
+ * each takes the code its run gave. */
+void mbc_lanes_one_by_one(struct mbc_lanes *ln, mbc_lanes_call_fn *fn, const void *call);
+
+/*
+ * mbc_lanes_finish: zeroes, for every active lane that is not OK, its
+ * outputs: outs[i] (an array of MBC_LANES output pointers, may be NULL or
+ * hold NULL) with lens[i] bytes each, i < num_outs; nothing when the call is
+ * unwritable. Returns the status word.
+ */
+mbc_status mbc_lanes_finish(const struct mbc_lanes *ln, uint8_t *const *const outs[],
+                            const size_t lens[], unsigned num_outs);
+
+#endif /* MBC_SRC_LANES_H */

@@ -1,0 +1,47 @@
+/* rsa_impl.c - the RSA implementations and their selection. */
+#include "../internal.h"
+#include "rsa_kern.h"
+
+/*
+ * Few requests run one by one on the single-request kernels, which cost a
+ * fraction of a shared pass: up to 2 private and 4 public requests, n single
+ * runs took less time than one batch of n, on IFMA (horizontal single path)
+ * and on the portable path (2-lane kernels). Measured with mbc_bench
+ * (taskset -c 1, an IFMA machine): a lone IFMA private request costs 0.46x
+ * (2048) and 0.37x (3072) of a paired pass of 2 to 4, a lone public one
+ * 0.23x (2048) to 0.17x (4096) of an 8-lane batch; a 2-lane portable run 1/4
+ * of an 8-lane one.
+ */
+const struct mbc_rsa_impl mbc_rsa_impl_c = {
+    "c", mbc_rsa_crt_kern_c, mbc_rsa_pub_kern_c, mbc_rsa_crt_kern_c2, mbc_rsa_pub_kern_c2, 2, 4,
+};
+
+#if MBC_HAVE_IFMA
+/* A lone request on IFMA runs horizontally (rsa_h2.c): RSA-4096 private
+ * 0.95 ms, public 13.7 us, where the 8-lane kernel with 2 or 1 busy lanes
+ * took 2.6 ms and 73 us (OpenSSL 3.0: 3.7 ms, 54 us); RSA-2048 private
+ * 151 us, public 4.6 us (OpenSSL: 239 us, 14.3 us). Measured on a CPU with
+ * about 2 zmm IFMA per cycle; on a Zen 4 (1 per cycle) RSA-2048 private took
+ * 247 us. */
+static const struct mbc_rsa_impl rsa_ifma = {
+    "ifma",
+    mbc_rsa_crt_kern_ifma,
+    mbc_rsa_pub_kern_ifma,
+    mbc_rsa_crt_kern_h2_ifma,
+    mbc_rsa_pub_kern_h1_ifma,
+    2,
+    4,
+};
+#endif
+
+const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features)
+{
+#if MBC_HAVE_IFMA
+    if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
+        return &rsa_ifma;
+    }
+#else
+    (void)features;
+#endif
+    return &mbc_rsa_impl_c;
+}

@@ -1,0 +1,22 @@
+/*
+ * test_hooks.h - fault injection for the tests, compiled only into the
+ * library the tests link (MBC_TEST_HOOKS=1, src/test_hooks.c); the installed
+ * shared and static libraries are built without it, so they carry no hook
+ * and mbc_test_hook() reads as 0 there.
+ */
+#ifndef MBC_SRC_TEST_HOOKS_H
+#define MBC_SRC_TEST_HOOKS_H
+
+#if defined(MBC_TEST_HOOKS) && MBC_TEST_HOOKS
+/* mbc_test_hooks: lanes (of a call, by lane number) whose result the kernel
+ * corrupts on purpose, so that the self-check before release must catch it. */
+struct mbc_test_hooks {
+    unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
+};
+extern struct mbc_test_hooks mbc_test_hooks;
+#define mbc_test_hook(field) (mbc_test_hooks.field)
+#else
+#define mbc_test_hook(field) 0u
+#endif
+
+#endif /* MBC_SRC_TEST_HOOKS_H */
