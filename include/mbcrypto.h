@@ -387,7 +387,12 @@ MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, con
  * Order of calls: mbc_gcm_init, any number of mbc_gcm_aad, any number of
  * mbc_gcm_encrypt (or of mbc_gcm_decrypt, not both), then mbc_gcm_finish
  * (sealing) or mbc_gcm_verify (opening), which wipe the context. Any piece
- * may have any length, including 0.
+ * may have any length, including 0. A zero-length data piece does not end
+ * the AAD: mbc_gcm_aad may follow it until the first non-empty data piece.
+ * The first data call, of any length, fixes the direction: whether a sequence
+ * of calls is accepted never depends on the data lengths, so a zero-length
+ * mbc_gcm_decrypt followed by mbc_gcm_encrypt or mbc_gcm_finish is
+ * MBC_ERR_STATE, as it is after a non-empty one.
  */
 typedef struct mbc_gcm_ctx {
     uint64_t opaque[24];
@@ -404,27 +409,27 @@ typedef struct mbc_gcm_ctx {
 MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
                              size_t iv_len, unsigned flags);
 
-/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after
- * data has been processed; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
+/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after a
+ * non-empty data piece; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
 MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len);
 
 /*
  * mbc_gcm_encrypt, mbc_gcm_decrypt: process len bytes, writing len bytes to
- * out at once (out may equal in). MBC_ERR_STATE if the context already
- * processed data in the other direction or is finished; MBC_ERR_TOO_LONG
- * beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming decryption releases
- * plaintext before the tag is checked: the caller must discard it unless
- * mbc_gcm_verify returns MBC_OK.
+ * out at once (out may equal in). MBC_ERR_STATE if the context already had
+ * a data call (even of length 0) in the other direction or is finished;
+ * MBC_ERR_TOO_LONG beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming
+ * decryption releases plaintext before the tag is checked: the caller must
+ * discard it unless mbc_gcm_verify returns MBC_OK.
  */
 MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 
 /* mbc_gcm_finish: writes tag_len bytes of tag (12..16, or 4/8 with
- * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after decryption. */
+ * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after a decrypt call. */
 MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
 
 /* mbc_gcm_verify: checks tag (constant time) and wipes ctx: MBC_OK or
- * MBC_ERR_AUTH; MBC_ERR_STATE after encryption, MBC_ERR_TAG_LEN. */
+ * MBC_ERR_AUTH; MBC_ERR_STATE after an encrypt call, MBC_ERR_TAG_LEN. */
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 /* ------------------------------------------------------------------------ */
