@@ -140,6 +140,12 @@ MBC_API const char *mbc_lane_code_str(unsigned code);
  * decimal feature word of features to KEEP; everything else is removed. It
  * can only remove features, so a forced path never executes an instruction
  * the CPU lacks. Example: MBCRYPTO_CPU_MASK=0 forces every portable path.
+ * Exactly two forms are accepted: "0x" (or "0X") and one or more hex digits,
+ * or decimal digits without a leading zero ("0" itself is fine; 010 is
+ * neither octal 8 nor decimal 10), with no sign or space and at most
+ * 2^64 - 1. Unset or empty keeps every feature. Any other value keeps none
+ * (every portable path, as MBCRYPTO_CPU_MASK=0) and the library says so
+ * once on stderr, so that a mistyped mask never leaves every fast path on.
  */
 MBC_API uint64_t mbc_cpu_features(void);
 
