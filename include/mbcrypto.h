@@ -92,10 +92,12 @@ enum mbc_lane_code {
     MBC_LANE_NO_MEMORY = 9     /* scratch allocation failed */
 };
 
-/* mbc_lane_code: the code of one lane of a status word. */
+/* mbc_lane_code: the code of one lane of a status word. (No casts here or in
+ * any macro of this header: it must compile as C++ with -Wold-style-cast and
+ * -Wuseless-cast; tests/cxx checks it.) */
 static inline unsigned mbc_lane_code(mbc_status st, unsigned lane)
 {
-    return (unsigned)(st >> (4u * lane)) & 0xFu;
+    return (st >> (4u * lane)) & 0xFu;
 }
 
 /* mbc_status_ok_mask: a lane mask with bit i set where lane i is MBC_LANE_OK. */
@@ -330,7 +332,7 @@ typedef struct mbc_gcm_key mbc_gcm_key;
 /* MBC_GCM_TAG_LEN: the default (and maximal) tag length in bytes. */
 #define MBC_GCM_TAG_LEN 16
 /* MBC_GCM_MAX_DATA_LEN: the longest plaintext of one GCM message, 2^36 - 32 bytes. */
-#define MBC_GCM_MAX_DATA_LEN ((uint64_t)68719476704ull)
+#define MBC_GCM_MAX_DATA_LEN UINT64_C(68719476704)
 
 /*
  * mbc_gcm_key_new: builds in *key the AES-GCM key for k (k_len 16, 24 or 32
