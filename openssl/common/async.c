@@ -153,12 +153,10 @@ mbc_err mbo_run(mbc_job *job)
     struct mbo_req req = {0};
     job->user_data = &req;
     ASYNC_JOB *aj = ASYNC_get_current_job();
-    const int in_job = aj != NULL;
-    ASYNC_WAIT_CTX *ctx = in_job ? ASYNC_get_wait_ctx(aj) : NULL;
-    int fd = ctx != NULL ? wait_fd(ctx) : -1;
-    if (fd < 0) {
+    ASYNC_WAIT_CTX *ctx = aj != NULL ? ASYNC_get_wait_ctx(aj) : NULL;
+    if (ctx == NULL) {
         /* No job, or no way to wake one: the single-request path now. */
-        const mbc_err err = submit(t, mbo_thread_mgr(t, 1), job, in_job);
+        const mbc_err err = submit(t, mbo_thread_mgr(t, 1), job, aj != NULL);
         return err != MBC_OK ? err : job->status;
     }
     mbc_mgr *mgr = mbo_thread_mgr(t, 0);
@@ -167,6 +165,10 @@ mbc_err mbo_run(mbc_job *job)
         return err;
     }
     while (!req_done(&req)) {
+        /* The fd joins the wait context only for a job that really pauses:
+         * event loops learn of it from that pause (HAProxy deletes, at
+         * close, every fd of the context from its poller). */
+        const int fd = ctx != NULL ? wait_fd(ctx) : -1;
         if (fd >= 0 && signal_fd(fd)) {
             mbo_count(MBO_CTR_ASYNC_PAUSES, 1);
             ASYNC_pause_job(); /* returns at once when pausing is blocked */
@@ -183,8 +185,7 @@ mbc_err mbo_run(mbc_job *job)
             continue;
         }
         ctx = ASYNC_get_wait_ctx(aj);
-        fd = ctx != NULL ? wait_fd(ctx) : -1;
-        if (fd < 0) {
+        if (ctx == NULL) {
             sched_yield();
         }
     }
