@@ -10,6 +10,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
@@ -117,10 +118,17 @@ static int digest_info(struct sig *s)
     return ok;
 }
 
-/* fetch_md: *md = the digest name from the child library context. */
+/* fetch_md: *md = the digest name from the child library context: with
+ * the given properties, else the operation's (when some provider of the
+ * digest matches them: "provider=mbcrypto" matches none), else none. */
 static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
 {
     EVP_MD *m = EVP_MD_fetch(s->pc->libctx, name, props != NULL ? props : s->propq);
+    if (m == NULL && props == NULL && s->propq != NULL) {
+        ERR_set_mark();
+        m = EVP_MD_fetch(s->pc->libctx, name, NULL);
+        ERR_pop_to_mark();
+    }
     if (m == NULL) {
         mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s", name);
         return 0;
