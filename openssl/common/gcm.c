@@ -296,7 +296,7 @@ int mbo_gcm_tls_record(struct mbo_gcm *g, uint8_t *buf, size_t len, size_t *out_
         if (!ok) {
             OPENSSL_cleanse(data, n);
         }
-        *out_len = ok ? len : 0;
+        *out_len = ok ? n : 0;
     }
     g->iv_pending = 0;
 out:

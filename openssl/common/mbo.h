@@ -237,9 +237,9 @@ int mbo_gcm_set_iv_inv(struct mbo_gcm *g, const uint8_t *in, size_t len);
  * AAD is malformed. */
 int mbo_gcm_tls_aad(struct mbo_gcm *g, const uint8_t *aad, size_t len);
 /* mbo_gcm_tls_record: TLS 1.2: seals or opens buf[0..len) in place
- * (explicit IV || data || tag); *out_len gets len (what OpenSSL's own GCM
- * reports for a record either way; libssl strips IV and tag itself). 0 on
- * error (opening: the data is wiped). */
+ * (explicit IV || data || tag); *out_len gets the record's length (sealing)
+ * or the plaintext's (opening), what libssl reads from EVP_CipherUpdate.
+ * 0 on error (opening: the data is wiped). */
 int mbo_gcm_tls_record(struct mbo_gcm *g, uint8_t *buf, size_t len, size_t *out_len);
 /* mbo_gcm_dup: dst becomes a copy of src (sharing the key object). */
 void mbo_gcm_dup(struct mbo_gcm *dst, const struct mbo_gcm *src);

@@ -138,14 +138,20 @@ static int gcm_final(void *ctx, unsigned char *out, size_t *outl, size_t outsize
     return 1;
 }
 
-/* gcm_cipher: EVP_Cipher; in == NULL means final. */
+/* gcm_cipher: EVP_Cipher; in == NULL means final. A TLS record reports
+ * its whole length here (libssl reads the plaintext's from update), as
+ * OpenSSL's own GCM does. */
 static int gcm_cipher(void *ctx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl)
 {
     if (in == NULL) {
         return gcm_final(ctx, out, outl, outsize);
     }
-    return process(ctx, out, outl, outsize, in, inl);
+    if (!process(ctx, out, outl, outsize, in, inl)) {
+        return 0;
+    }
+    *outl = inl;
+    return 1;
 }
 
 /* ------------------------------------------------------------ parameters */
