@@ -12,6 +12,8 @@
 
 #define GCM_MAX_AAD_LEN ((uint64_t)1 << 61) /* bytes; exclusive */
 
+_Static_assert(offsetof(struct mbc_gcm_key, tag) == 0, "the tag comes first");
+_Static_assert(offsetof(struct mbc_gcm_key, rk) == GCM_KEY_RK, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, htab) == GCM_KEY_HTAB, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, h) == GCM_KEY_H, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, rounds) == GCM_KEY_ROUNDS, "asm offset");
@@ -54,18 +56,29 @@ MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_le
             g->htabk[16 * i + b] = g->htab[16 * i + b] ^ g->htab[16 * i + 8 + b];
         }
     }
+    g->tag = (struct mbc_key_tag){MBC_KEY_GCM, (uint32_t)k_len};
     *key = g;
     return MBC_OK;
 }
 
+/* is_gcm_key: 1 if key is a GCM key object (0 for NULL): the check every
+ * call makes on its key, one compare of the tag before anything else of
+ * the object is read. The streaming calls rely on mbc_gcm_init's. */
+static int is_gcm_key(const mbc_gcm_key *key)
+{
+    return mbc_key_info(key, MBC_KEY_GCM) != 0;
+}
+
 MBC_API void mbc_gcm_key_free(mbc_gcm_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (is_gcm_key(key)) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }
 
 MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key)
 {
-    return key == NULL ? NULL : key->impl.name;
+    return is_gcm_key(key) ? key->impl.name : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -146,6 +159,9 @@ static mbc_err check_common(const mbc_gcm_key *key, const void *out, const void 
     if (key == NULL || tag == NULL || (iv == NULL && iv_len != 0) ||
         (aad == NULL && aad_len != 0) || ((in == NULL || out == NULL) && in_len != 0)) {
         return MBC_ERR_NULL_PARAM;
+    }
+    if (!is_gcm_key(key)) {
+        return MBC_ERR_BAD_PARAM;
     }
     if (!tag_len_ok(tag_len, short_ok)) {
         return MBC_ERR_TAG_LEN;
@@ -239,7 +255,7 @@ __attribute__((noinline)) static mbc_err gcm_open(const mbc_gcm_key *key, uint8_
  * wrong.
  */
 #define ONESHOT_FAST(fn)                                                                           \
-    (key != NULL && tag_len == 16 && iv_len == 12 && tag != NULL && iv != NULL &&                  \
+    (is_gcm_key(key) && tag_len == 16 && iv_len == 12 && tag != NULL && iv != NULL &&              \
      ((uint64_t)in_len <= MBC_GCM_MAX_DATA_LEN) && ((uint64_t)aad_len < GCM_MAX_AAD_LEN) &&        \
      (aad != NULL || aad_len == 0) && ((in != NULL && out != NULL) || in_len == 0) &&              \
      key->impl.fn != NULL)
@@ -335,6 +351,9 @@ MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uin
     mbc_memzero(ctx, sizeof(*ctx));
     if (key == NULL || (iv == NULL && iv_len != 0)) {
         return MBC_ERR_NULL_PARAM;
+    }
+    if (!is_gcm_key(key)) {
+        return MBC_ERR_BAD_PARAM;
     }
     if (iv_len == 0 || (uint64_t)iv_len >= GCM_MAX_AAD_LEN) {
         return MBC_ERR_IV_LEN;

@@ -240,7 +240,6 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
         mbc_memzero(t, sizeof(t));
     }
     key->rounds = rounds;
-    key->key_len = (uint32_t)k_len;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -69,17 +69,20 @@ struct mbc_gcm_impl {
 };
 
 /*
- * mbc_gcm_key: offsets up to 'rounds' are read by the nasm kernels
- * (GCM_KEY_* in src/asm/gcm_vaes512.asm); keep them in sync.
+ * mbc_gcm_key: offsets of rk, htab, rounds, rk512 and htabk are read by the
+ * nasm kernels (the %defines RK, HTAB, ROUNDS, RK512, HTABK of
+ * src/asm/gcm_vaes512.asm, GCM_KEY_* here, checked in gcm.c); keep them in
+ * sync. rk and htab are 16-byte aligned (aesni memory operands), rk512 and
+ * htab 64-byte aligned (zmm).
  */
 struct mbc_gcm_key {
-    uint8_t rk[16 * 15]; /* 0: AES round keys, FIPS-197 byte order */
-    uint8_t pad0[16];
+    struct mbc_key_tag tag; /* 0: MBC_KEY_GCM, info = AES key bytes (16, 24, 32) */
+    uint8_t pad0[8];
+    uint8_t rk[16 * 15];               /* 16: AES round keys, FIPS-197 byte order */
     uint8_t htab[16 * (GCM_NPOW + 4)]; /* 256: htab[i] = H'^(36 - i), then 4 zero blocks */
     uint8_t h[16];                     /* 896: H = AES_K(0), for the _c path */
     uint32_t rounds;                   /* 912: 10, 12 or 14 */
-    uint32_t key_len;
-    struct mbc_gcm_impl impl; /* copied at creation: one key, one implementation */
+    struct mbc_gcm_impl impl;          /* copied at creation: one key, one implementation */
     /* 1024: the round keys right-aligned in 15 slots of 64 bytes, each key 4
      * times (zmm memory operands): slot 14 - rounds + r holds round key r,
      * so the last round is always slot 14 and one unrolled round sequence
@@ -88,6 +91,7 @@ struct mbc_gcm_key {
     uint8_t htabk[16 * (GCM_NPOW + 4)]; /* 1984: lo ^ hi qwords of htab[i] (Karatsuba), 0 */
 };
 
+#define GCM_KEY_RK 16
 #define GCM_KEY_HTAB 256
 #define GCM_KEY_H 896
 #define GCM_KEY_ROUNDS 912
