@@ -55,6 +55,10 @@ typedef mbc_err (*gcm_open12_fn)(const struct mbc_gcm_key *key, uint8_t *out, co
  *         ceil(len/16)) and GHASHes the ciphertext into xi (zero-padded).
  *  dec:   the same, GHASHing the input. out may equal in.
  *  seal12, open12 (optional, NULL if absent): see gcm_seal12_fn.
+ *  scrub_always: 1 if the implementation's frames may hold secrets after
+ *         any call (so every call scrubs its dead stack, gcm.c's
+ *         gcm_scrub_len), 0 if they hold none once a call with a 12-byte
+ *         IV returns (tests/test_wipe.c checks both).
  */
 struct mbc_gcm_impl {
     const char *name;
@@ -66,6 +70,7 @@ struct mbc_gcm_impl {
                 uint8_t *out, size_t len);
     gcm_seal12_fn seal12;
     gcm_open12_fn open12;
+    int scrub_always;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../ct.h"
+#include "../wipe.h"
 #include "rsa_internal.h"
 
 #define M52 MB52_MASK
@@ -293,7 +294,10 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     return err;
 }
 
-MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_components *c)
+/* priv_key_new: mbc_rsa_priv_key_new's work, in frames of its own that the
+ * caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_err priv_key_new(mbc_rsa_priv_key **key,
+                                                      const mbc_rsa_priv_components *c)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -313,6 +317,13 @@ MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_
     }
     *key = k;
     return MBC_OK;
+}
+
+MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_components *c)
+{
+    const mbc_err err = priv_key_new(key, c);
+    mbc_wipe_secrets(MBC_WIPE_RSA_KEY_NEW);
+    return err;
 }
 
 MBC_API void mbc_rsa_priv_key_free(mbc_rsa_priv_key *key)
