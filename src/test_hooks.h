@@ -12,6 +12,7 @@
  * corrupts on purpose, so that the self-check before release must catch it. */
 struct mbc_test_hooks {
     unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
+    unsigned random_fail;     /* mbc_random_bytes fails as if the OS could not give bytes */
 };
 extern struct mbc_test_hooks mbc_test_hooks;
 #define mbc_test_hook(field) (mbc_test_hooks.field)
