@@ -93,10 +93,12 @@ enum mbc_lane_code {
     MBC_LANE_NO_MEMORY = 9     /* scratch allocation failed */
 };
 
-/* mbc_lane_code: the code of one lane of a status word. */
+/* mbc_lane_code: the code of one lane of a status word. (No casts here or in
+ * any macro of this header: it must compile as C++ with -Wold-style-cast and
+ * -Wuseless-cast; tests/cxx checks it.) */
 static inline unsigned mbc_lane_code(mbc_status st, unsigned lane)
 {
-    return (unsigned)(st >> (4u * lane)) & 0xFu;
+    return (st >> (4u * lane)) & 0xFu;
 }
 
 /* mbc_status_ok_mask: a lane mask with bit i set where lane i is MBC_LANE_OK. */
@@ -141,6 +143,12 @@ MBC_API const char *mbc_lane_code_str(unsigned code);
  * decimal feature word of features to KEEP; everything else is removed. It
  * can only remove features, so a forced path never executes an instruction
  * the CPU lacks. Example: MBCRYPTO_CPU_MASK=0 forces every portable path.
+ * Exactly two forms are accepted: "0x" (or "0X") and one or more hex digits,
+ * or decimal digits without a leading zero ("0" itself is fine; 010 is
+ * neither octal 8 nor decimal 10), with no sign or space and at most
+ * 2^64 - 1. Unset or empty keeps every feature. Any other value keeps none
+ * (every portable path, as MBCRYPTO_CPU_MASK=0) and the library says so
+ * once on stderr, so that a mistyped mask never leaves every fast path on.
  */
 MBC_API uint64_t mbc_cpu_features(void);
 
@@ -326,7 +334,7 @@ typedef struct mbc_gcm_key mbc_gcm_key;
 /* MBC_GCM_TAG_LEN: the default (and maximal) tag length in bytes. */
 #define MBC_GCM_TAG_LEN 16
 /* MBC_GCM_MAX_DATA_LEN: the longest plaintext of one GCM message, 2^36 - 32 bytes. */
-#define MBC_GCM_MAX_DATA_LEN ((uint64_t)68719476704ull)
+#define MBC_GCM_MAX_DATA_LEN UINT64_C(68719476704)
 
 /*
  * mbc_gcm_key_new: builds in *key the AES-GCM key for k (k_len 16, 24 or 32
@@ -389,7 +397,12 @@ MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, con
  * Order of calls: mbc_gcm_init, any number of mbc_gcm_aad, any number of
  * mbc_gcm_encrypt (or of mbc_gcm_decrypt, not both), then mbc_gcm_finish
  * (sealing) or mbc_gcm_verify (opening), which wipe the context. Any piece
- * may have any length, including 0.
+ * may have any length, including 0. A zero-length data piece does not end
+ * the AAD: mbc_gcm_aad may follow it until the first non-empty data piece.
+ * The first data call, of any length, fixes the direction: whether a sequence
+ * of calls is accepted never depends on the data lengths, so a zero-length
+ * mbc_gcm_decrypt followed by mbc_gcm_encrypt or mbc_gcm_finish is
+ * MBC_ERR_STATE, as it is after a non-empty one.
  */
 typedef struct mbc_gcm_ctx {
     uint64_t opaque[24];
@@ -406,27 +419,27 @@ typedef struct mbc_gcm_ctx {
 MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
                              size_t iv_len, unsigned flags);
 
-/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after
- * data has been processed; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
+/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after a
+ * non-empty data piece; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
 MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len);
 
 /*
  * mbc_gcm_encrypt, mbc_gcm_decrypt: process len bytes, writing len bytes to
- * out at once (out may equal in). MBC_ERR_STATE if the context already
- * processed data in the other direction or is finished; MBC_ERR_TOO_LONG
- * beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming decryption releases
- * plaintext before the tag is checked: the caller must discard it unless
- * mbc_gcm_verify returns MBC_OK.
+ * out at once (out may equal in). MBC_ERR_STATE if the context already had
+ * a data call (even of length 0) in the other direction or is finished;
+ * MBC_ERR_TOO_LONG beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming
+ * decryption releases plaintext before the tag is checked: the caller must
+ * discard it unless mbc_gcm_verify returns MBC_OK.
  */
 MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 
 /* mbc_gcm_finish: writes tag_len bytes of tag (12..16, or 4/8 with
- * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after decryption. */
+ * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after a decrypt call. */
 MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
 
 /* mbc_gcm_verify: checks tag (constant time) and wipes ctx: MBC_OK or
- * MBC_ERR_AUTH; MBC_ERR_STATE after encryption, MBC_ERR_TAG_LEN. */
+ * MBC_ERR_AUTH; MBC_ERR_STATE after an encrypt call, MBC_ERR_TAG_LEN. */
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 /* ------------------------------------------------------------------------ */

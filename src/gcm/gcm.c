@@ -302,7 +302,13 @@ MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, con
 /* Streaming                                                                 */
 /* ------------------------------------------------------------------------ */
 
-enum gcm_phase { PHASE_NONE = 0, PHASE_AAD = 1, PHASE_ENC = 2, PHASE_DEC = 3 };
+/* phase: PHASE_AAD from init until the first non-empty data piece, then
+ * PHASE_DATA. dir: DIR_NONE until the first data call of any length, which
+ * fixes it, so that whether a sequence of calls is accepted never depends on
+ * the lengths of its data pieces (a zero-length decrypt then an encrypt is
+ * MBC_ERR_STATE, as it is with data). */
+enum gcm_phase { PHASE_NONE = 0, PHASE_AAD = 1, PHASE_DATA = 2 };
+enum gcm_dir { DIR_NONE = 0, DIR_ENC = 1, DIR_DEC = 2 };
 
 #define GCM_CTX_MAGIC 0x6d624743u
 
@@ -314,7 +320,7 @@ struct __attribute__((may_alias)) gcm_state {
     const struct mbc_gcm_key *key;
     uint8_t j0[16], ctr[16], xi[16], ks[16], buf[16];
     uint64_t aad_len, ct_len;
-    uint32_t buf_len, phase, flags, magic;
+    uint32_t buf_len, phase, dir, flags, magic;
 };
 
 _Static_assert(sizeof(struct gcm_state) <= sizeof(mbc_gcm_ctx), "mbc_gcm_ctx too small");
@@ -369,6 +375,9 @@ MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len
     if ((uint64_t)aad_len >= GCM_MAX_AAD_LEN - s->aad_len) {
         return MBC_ERR_TOO_LONG;
     }
+    if (aad_len == 0) {
+        return MBC_OK; /* aad may be NULL: no arithmetic on it */
+    }
     const struct mbc_gcm_key *key = s->key;
     s->aad_len += aad_len;
     if (s->buf_len > 0) {
@@ -394,17 +403,21 @@ MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len
 }
 
 static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                          uint32_t phase)
+                          uint32_t dir)
 {
     if (ctx == NULL || ((out == NULL || in == NULL) && len != 0)) {
         return MBC_ERR_NULL_PARAM;
     }
     struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || (s->phase != PHASE_AAD && s->phase != phase)) {
+    if (!state_live(s) || (s->dir != DIR_NONE && s->dir != dir)) {
         return MBC_ERR_STATE;
     }
     if ((uint64_t)len > MBC_GCM_MAX_DATA_LEN - s->ct_len) {
         return MBC_ERR_TOO_LONG;
+    }
+    s->dir = dir;
+    if (len == 0) {
+        return MBC_OK; /* the AAD may go on */
     }
     const struct mbc_gcm_key *key = s->key;
     uint8_t *const released = out;
@@ -414,10 +427,10 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
             key->impl.ghash(key, s->xi, s->buf, s->buf_len);
         }
         s->buf_len = 0;
-        s->phase = phase;
+        s->phase = PHASE_DATA;
     }
     s->ct_len += len;
-    const int enc = phase == PHASE_ENC;
+    const int enc = dir == DIR_ENC;
     /* Finish the partial block of the previous call. */
     if (s->buf_len > 0) {
         while (len > 0 && s->buf_len < 16) {
@@ -463,12 +476,12 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
 
 MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return gcm_update(ctx, out, in, len, PHASE_ENC);
+    return gcm_update(ctx, out, in, len, DIR_ENC);
 }
 
 MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return gcm_update(ctx, out, in, len, PHASE_DEC);
+    return gcm_update(ctx, out, in, len, DIR_DEC);
 }
 
 /* gcm_final: the full tag of s into tag; wipes nothing. */
@@ -483,15 +496,15 @@ static void gcm_final(struct gcm_state *s, uint8_t tag[16])
 }
 
 /* final_tag: the checks shared by finish and verify (NULL, a live context
- * not in the phase that excludes the call, tag length), then the full tag. */
+ * not in the direction that excludes the call, tag length), then the full tag. */
 static mbc_err final_tag(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len,
-                         uint32_t excluded_phase, uint8_t full[16])
+                         uint32_t excluded_dir, uint8_t full[16])
 {
     if (ctx == NULL || tag == NULL) {
         return MBC_ERR_NULL_PARAM;
     }
     struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || s->phase == excluded_phase) {
+    if (!state_live(s) || s->dir == excluded_dir) {
         return MBC_ERR_STATE;
     }
     if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
@@ -504,7 +517,7 @@ static mbc_err final_tag(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len,
 MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
 {
     uint8_t full[16];
-    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_DEC, full);
+    const mbc_err err = final_tag(ctx, tag, tag_len, DIR_DEC, full);
     if (err != MBC_OK) {
         return err;
     }
@@ -516,7 +529,7 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
 {
     uint8_t full[16];
-    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_ENC, full);
+    const mbc_err err = final_tag(ctx, tag, tag_len, DIR_ENC, full);
     if (err != MBC_OK) {
         return err;
     }
