@@ -515,11 +515,10 @@ static void x25519_section(void)
                          items[i].label);
                 scaling_add(sl, 1, &items[i].res);
                 if (g_opts.json) {
-                    json_result_head("throughput", cd->name, fam_ops[FAM_X25519][op],
-                                     items[i].label,
-                                     i == 0 ? mbc_impl_name(MBC_ALG_X25519)
-                                            : OpenSSL_version(OPENSSL_VERSION),
-                                     &items[i].res);
+                    json_result_head(
+                        "throughput", cd->name, fam_ops[FAM_X25519][op], items[i].label,
+                        i == 0 ? mbc_impl_name(MBC_ALG_X25519) : OpenSSL_version(OPENSSL_VERSION),
+                        &items[i].res);
                     json_str("path", i == 0 ? "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes"
                                             : "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call");
                     if (i == 0 && ossl) {
@@ -729,8 +728,8 @@ typedef struct conc_fam {
     void *const *(*threads)(const void *c);
     int (*check_mgr)(void *c, unsigned op);
     run_fn mgr, single, mb8, ossl;
-    const char *title;            /* "RSA-2048", "X25519" (%u: bits) */
-    const char *mb8_name[2];      /* per op */
+    const char *title;       /* "RSA-2048", "X25519" (%u: bits) */
+    const char *mb8_name[2]; /* per op */
     const char *single_name[2];
     enum mbc_alg alg;
 } conc_fam;
@@ -770,14 +769,30 @@ static int x_check(void *c, unsigned op)
 }
 
 static const conc_fam conc_fams[] = {
-    [FAM_RSA] = {rsa_new, rsa_free, rsa_threads, rsa_check, rsa_run_mgr, rsa_run_single,
-                 rsa_run_mb8, rsa_run_ossl, "RSA-%u",
+    [FAM_RSA] = {rsa_new,
+                 rsa_free,
+                 rsa_threads,
+                 rsa_check,
+                 rsa_run_mgr,
+                 rsa_run_single,
+                 rsa_run_mb8,
+                 rsa_run_ossl,
+                 "RSA-%u",
                  {"mbc_rsa_private_crt_mb8", "mbc_rsa_public_mb8"},
-                 {"mbc_rsa_private_crt", "mbc_rsa_public"}, MBC_ALG_RSA},
-    [FAM_X25519] = {x_new, x_free, x_threads, x_check, x25519_run_mgr, x25519_run_single,
-                    x25519_run_mb8, x25519_run_ossl, "X25519",
+                 {"mbc_rsa_private_crt", "mbc_rsa_public"},
+                 MBC_ALG_RSA},
+    [FAM_X25519] = {x_new,
+                    x_free,
+                    x_threads,
+                    x_check,
+                    x25519_run_mgr,
+                    x25519_run_single,
+                    x25519_run_mb8,
+                    x25519_run_ossl,
+                    "X25519",
                     {"mbc_x25519_mb8", "mbc_x25519_keygen_mb8"},
-                    {"mbc_x25519", "mbc_x25519_keygen"}, MBC_ALG_X25519},
+                    {"mbc_x25519", "mbc_x25519_keygen"},
+                    MBC_ALG_X25519},
 };
 
 /* target: "1.03x (<= 1.10: ok)"-style verdicts, in the table and the JSON. */
