@@ -154,6 +154,9 @@ typedef struct bench_mgr_jobs {
     int (*check)(void *ctx, const mbc_job *job);
 } bench_mgr_jobs;
 int bench_mgr_loop(const bench_mgr_jobs *w, double seconds, run_out *out);
+/* bench_mgr_one: job 0 of w alone through a new manager: submitted,
+ * flushed, returned exactly once and checked. 0 or -1. */
+int bench_mgr_one(const bench_mgr_jobs *w);
 
 /* ------------------------------------------------------------------------ */
 /* JSON writer (json.c): results go to a buffer printed at the end           */

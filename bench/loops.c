@@ -114,3 +114,28 @@ int bench_mgr_loop(const bench_mgr_jobs *w, double seconds, run_out *out)
     free(free_jobs);
     return rc;
 }
+
+int bench_mgr_one(const bench_mgr_jobs *w)
+{
+    mbc_mgr *mgr = NULL;
+    mbc_err err = mbc_mgr_new(&mgr, NULL);
+    if (err != MBC_OK) {
+        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
+    }
+    w->prep(w->ctx, &w->jobs[0]);
+    err = mbc_mgr_submit(mgr, &w->jobs[0]);
+    mbc_mgr_flush(mgr);
+    mbc_job *job = mbc_mgr_get_completed(mgr);
+    int rc;
+    if (err != MBC_OK) {
+        rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
+    } else if (job != &w->jobs[0] || mbc_mgr_get_completed(mgr) != NULL) {
+        rc = bench_fail("%s, manager: one job submitted and flushed, but the manager did not "
+                        "return exactly it",
+                        w->what);
+    } else {
+        rc = w->check(w->ctx, job);
+    }
+    mbc_mgr_free(mgr);
+    return rc;
+}
