@@ -46,9 +46,9 @@ static void unhex(uint8_t out[LEN], const char *s)
 }
 
 struct ctx {
-    uint8_t k[MBC_LANES][LEN];   /* the scalars, never poisoned */
-    uint8_t ks[MBC_LANES][LEN];  /* poisoned copies */
-    uint8_t u[MBC_LANES][LEN];   /* peers: lane 5 is u = 1 (low order) */
+    uint8_t k[MBC_LANES][LEN];  /* the scalars, never poisoned */
+    uint8_t ks[MBC_LANES][LEN]; /* poisoned copies */
+    uint8_t u[MBC_LANES][LEN];  /* peers: lane 5 is u = 1 (low order) */
     uint8_t out[MBC_LANES][LEN];
     uint8_t first[2][MBC_LANES][LEN]; /* derive and public key of the first kernel */
     int have_first;
@@ -87,14 +87,21 @@ static int released(const struct ctx *c, unsigned mask, const char *what)
     return 0;
 }
 
-/* derive: every lane mask of masks, against the first kernel's results. */
-static int run_derive(struct ctx *c, const char *impl)
+/*
+ * run_calls: derive (pub == 0) or public key (pub == 1) with every lane
+ * mask of masks: codes (lane 5's peer u = 1 is low order), lane 0's derive
+ * (RFC 7748 5.2) and lane 1's public key (6.1), and every lane against the
+ * first kernel's results.
+ */
+static int run_calls(struct ctx *c, const char *impl, int pub)
 {
-    static const unsigned masks[] = {0xFF, 0x29, 0x20, 0x01};
+    static const unsigned masks[] = {0xFF, 0x29, 0x20, 0x02, 0x01};
+    const char *what = pub ? "public key" : "derive";
     uint8_t *o[MBC_LANES];
     const uint8_t *k[MBC_LANES], *u[MBC_LANES];
     uint8_t want[LEN];
-    unhex(want, rfc_r);
+    const unsigned want_lane = pub ? 1 : 0;
+    unhex(want, pub ? alice_p : rfc_r);
     for (unsigned l = 0; l < MBC_LANES; l++) {
         o[l] = c->out[l];
         k[l] = c->ks[l];
@@ -102,9 +109,10 @@ static int run_derive(struct ctx *c, const char *impl)
     }
     for (unsigned m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
         memset(c->out, 0xA5, sizeof(c->out));
-        const mbc_status st = mbc_x25519_mb8(o, k, u, masks[m]);
+        const mbc_status st =
+            pub ? mbc_x25519_public_key_mb8(o, k, masks[m]) : mbc_x25519_mb8(o, k, u, masks[m]);
         if (!ct_is_public(&st, sizeof(st))) {
-            printf("# %s derive: the status word is not public\n", impl);
+            printf("# %s %s: the status word is not public\n", impl, what);
             return -1;
         }
         if (released(c, masks[m], impl) != 0) {
@@ -114,61 +122,33 @@ static int run_derive(struct ctx *c, const char *impl)
             if (!((masks[m] >> l) & 1u)) {
                 continue;
             }
-            const unsigned want_code = l == 5 ? MBC_LANE_LOW_ORDER : MBC_LANE_OK;
+            const unsigned want_code = l == 5 && !pub ? MBC_LANE_LOW_ORDER : MBC_LANE_OK;
             if (mbc_lane_code(st, l) != want_code) {
-                printf("# %s derive mask 0x%02x lane %u: %s\n", impl, masks[m], l,
+                printf("# %s %s mask 0x%02x lane %u: %s\n", impl, what, masks[m], l,
                        mbc_lane_code_str(mbc_lane_code(st, l)));
                 return -1;
             }
-            if ((l == 0 && memcmp(c->out[0], want, LEN) != 0) ||
-                (c->have_first && memcmp(c->out[l], c->first[0][l], LEN) != 0)) {
-                printf("# %s derive mask 0x%02x lane %u: wrong result\n", impl, masks[m], l);
+            if ((l == want_lane && memcmp(c->out[l], want, LEN) != 0) ||
+                (c->have_first && memcmp(c->out[l], c->first[pub][l], LEN) != 0)) {
+                printf("# %s %s mask 0x%02x lane %u: wrong result\n", impl, what, masks[m], l);
                 return -1;
             }
             if (m == 0) {
-                memcpy(c->first[0][l], c->out[l], LEN);
+                memcpy(c->first[pub][l], c->out[l], LEN);
             }
         }
     }
     return 0;
 }
 
+static int run_derive(struct ctx *c, const char *impl)
+{
+    return run_calls(c, impl, 0);
+}
+
 static int run_public(struct ctx *c, const char *impl)
 {
-    static const unsigned masks[] = {0xFF, 0x92, 0x02};
-    uint8_t *o[MBC_LANES];
-    const uint8_t *k[MBC_LANES];
-    uint8_t want[LEN];
-    unhex(want, alice_p);
-    for (unsigned l = 0; l < MBC_LANES; l++) {
-        o[l] = c->out[l];
-        k[l] = c->ks[l];
-    }
-    for (unsigned m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
-        memset(c->out, 0xA5, sizeof(c->out));
-        const mbc_status st = mbc_x25519_public_key_mb8(o, k, masks[m]);
-        if (mbc_status_ok_mask(st) != masks[m]) {
-            printf("# %s public key mask 0x%02x: status 0x%08x\n", impl, masks[m], st);
-            return -1;
-        }
-        if (released(c, masks[m], impl) != 0) {
-            return -1;
-        }
-        for (unsigned l = 0; l < MBC_LANES; l++) {
-            if (!((masks[m] >> l) & 1u)) {
-                continue;
-            }
-            if ((l == 1 && memcmp(c->out[1], want, LEN) != 0) ||
-                (c->have_first && memcmp(c->out[l], c->first[1][l], LEN) != 0)) {
-                printf("# %s public key mask 0x%02x lane %u: wrong result\n", impl, masks[m], l);
-                return -1;
-            }
-            if (m == 0) {
-                memcpy(c->first[1][l], c->out[l], LEN);
-            }
-        }
-    }
-    return 0;
+    return run_calls(c, impl, 1);
 }
 
 /* keygen: the library poisons the fresh private keys itself; both halves
@@ -197,8 +177,8 @@ static int run_keygen(struct ctx *c, const char *impl)
                 continue;
             }
             if (!ct_is_public(priv[l], LEN)) {
-                printf("# %s keygen lane %u: the private key is not public to its caller\n",
-                       impl, l);
+                printf("# %s keygen lane %u: the private key is not public to its caller\n", impl,
+                       l);
                 return -1;
             }
             if (mbc_x25519_public_key(check, priv[l]) != MBC_OK ||
