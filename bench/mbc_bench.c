@@ -1053,7 +1053,7 @@ static void usage(FILE *f)
             "and without --concurrency it runs the default suite: RSA-2048/3072/4096\n"
             "private and public, AES-GCM at a few sizes, X25519 derive and keygen, and\n"
             "RSA-2048 private and X25519 derive through the lane manager at K = 1, 2,\n"
-            "8, 64 (about a minute and a half).\n"
+            "8, 64 (about 75 s).\n"
             "\n"
             "  --seconds S        time per measurement (default 0.4)\n"
             "  --reps N           measurements per value (default 3); the median is\n"
