@@ -28,6 +28,15 @@
 #define FE_DIGITS 5
 #define FE_M47 ((1ull << 47) - 1)
 
+/* FE_OP: the linkage of the operations that carry. Sanitizer builds check
+ * correctness, not speed: there they stay calls (inlined into every ladder
+ * step and instrumented, they took clang over 4 minutes per object). */
+#if defined(MB52_SANITIZED)
+#define FE_OP static __attribute__((noinline))
+#else
+#define FE_OP MB52_INLINE
+#endif
+
 typedef struct {
     vec d[FE_DIGITS];
 } fe;
@@ -110,7 +119,7 @@ MB52_INLINE fe fe_carry(fe r)
  *  Digits before the carry: < 10 * 2^52 + 608, digit 4 < 2^62 + 2^56.
  * 10 + 1 multiply-adds (with fe_carry's), 12 + 2 + 17 other ops.
  */
-MB52_INLINE fe fe_reduce(vec t[10])
+FE_OP fe fe_reduce(vec t[10])
 {
     const vec m52 = v_set1(MB52_MASK);
     const vec c608 = v_set1(608);
@@ -134,7 +143,7 @@ MB52_INLINE fe fe_reduce(vec t[10])
  * Schoolbook columns: column c sums at most 9 halves of 52 bits (< 2^56).
  * 50 + 11 = 61 multiply-adds.
  */
-MB52_INLINE fe fe_mul(fe a, fe b)
+FE_OP fe fe_mul(fe a, fe b)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
@@ -153,7 +162,7 @@ MB52_INLINE fe fe_mul(fe a, fe b)
  * once, doubled, then the 5 squares. Pre: L. Post: F.
  * Columns as in fe_mul (< 2^56). 30 + 11 = 41 multiply-adds.
  */
-MB52_INLINE fe fe_sqr(fe a)
+FE_OP fe fe_sqr(fe a)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
@@ -189,7 +198,7 @@ MB52_INLINE fe fe_sqr_n(fe a, unsigned n)
  * the multiply-add is exact).
  * 5 + 5 + 1 + 1 = 12 multiply-adds.
  */
-MB52_INLINE fe fe_mul_small(fe a, uint64_t c)
+FE_OP fe fe_mul_small(fe a, uint64_t c)
 {
     const vec cv = v_set1(c);
     fe r;
@@ -204,7 +213,7 @@ MB52_INLINE fe fe_mul_small(fe a, uint64_t c)
 }
 
 /* fe_add: a + b mod p. Pre: a, b in L (digits sum < 2^53). Post: F. */
-MB52_INLINE fe fe_add(fe a, fe b)
+FE_OP fe fe_add(fe a, fe b)
 {
     for (unsigned j = 0; j < FE_DIGITS; j++) {
         a.d[j] = v_add(a.d[j], b.d[j]);
@@ -218,7 +227,7 @@ MB52_INLINE fe fe_add(fe a, fe b)
  * 2^48 - 2 (digit 4 of an F value is <= 2^47). Pre: a in L, b in F. The
  * digits stay non-negative and < 2^54. Post: F.
  */
-MB52_INLINE fe fe_sub(fe a, fe b)
+FE_OP fe fe_sub(fe a, fe b)
 {
     static const uint64_t two_p[FE_DIGITS] = {
         (1ull << 53) - 38, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 48) - 2,
