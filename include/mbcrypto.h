@@ -184,6 +184,14 @@ MBC_API const char *mbc_impl_name(mbc_alg alg);
  * Key objects are built once (Montgomery constants are computed then) and may
  * be shared by any number of threads and calls; they are immutable after
  * creation. Supported moduli: exactly 2048, 3072 or 4096 bits.
+ *
+ * Every key object of the library (RSA private, RSA public, AES-GCM, ...)
+ * starts with a type tag that each call checks before it reads anything
+ * else: a key object of another type where one type is expected (a public
+ * key for a private one, a GCM key for an RSA key, an RSA key in a GCM call,
+ * a job's key in the lane manager) is refused with MBC_ERR_BAD_PARAM (or
+ * MBC_LANE_BAD_PARAM in its lane); the _bits queries return 0 for it, and
+ * the _free functions leave it alone (neither wiped nor freed).
  */
 typedef struct mbc_rsa_priv_key mbc_rsa_priv_key;
 typedef struct mbc_rsa_pub_key mbc_rsa_pub_key;
@@ -217,10 +225,12 @@ typedef struct mbc_rsa_priv_components {
 MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key,
                                      const mbc_rsa_priv_components *c);
 
-/* mbc_rsa_priv_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_rsa_priv_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
 MBC_API void mbc_rsa_priv_key_free(mbc_rsa_priv_key *key);
 
-/* mbc_rsa_priv_key_bits: the modulus size in bits (2048/3072/4096), 0 for NULL. */
+/* mbc_rsa_priv_key_bits: the modulus size in bits (2048/3072/4096), 0 for
+ * NULL or a key object of another type. */
 MBC_API unsigned mbc_rsa_priv_key_bits(const mbc_rsa_priv_key *key);
 
 /*
@@ -233,10 +243,12 @@ MBC_API mbc_err mbc_rsa_pub_key_new(mbc_rsa_pub_key **key,
                                     const uint8_t *n, size_t n_len,
                                     const uint8_t *e, size_t e_len);
 
-/* mbc_rsa_pub_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_rsa_pub_key_free: wipes and frees key. NULL is allowed; a key object of
+ * another type is left alone. */
 MBC_API void mbc_rsa_pub_key_free(mbc_rsa_pub_key *key);
 
-/* mbc_rsa_pub_key_bits: the modulus size in bits, 0 for NULL. */
+/* mbc_rsa_pub_key_bits: the modulus size in bits, 0 for NULL or a key object
+ * of another type. */
 MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
 
 /*
@@ -249,8 +261,9 @@ MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
  * in[i]. Per-lane codes:
  *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
  *   MBC_LANE_NULL_PARAM  out, in or key array NULL, or out[i]/in[i]/key[i] NULL
- *   MBC_LANE_BAD_PARAM   in[i] >= n, wrong key size, unsupported bits, or
- *                        lane_mask above 0xFF (then every lane)
+ *   MBC_LANE_BAD_PARAM   in[i] >= n, wrong key size, key[i] not a private
+ *                        key object, unsupported bits, or lane_mask above
+ *                        0xFF (then every lane)
  *   MBC_LANE_FAULT       the CRT result failed the check result^e == in
  *   MBC_LANE_NO_MEMORY   scratch could not be allocated
  * Every result is checked with the public exponent before it is reported
@@ -278,7 +291,8 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
  * mbc_rsa_private_crt: one private operation: out = in^d mod n, with in and
  * out of mbc_rsa_priv_key_bits(key)/8 bytes. Returns MBC_OK,
  * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (in >= n: out zeroed; a malformed key
- * object: out untouched), MBC_ERR_FAULT (out zeroed) or MBC_ERR_NO_MEMORY.
+ * object or one of another type: out untouched), MBC_ERR_FAULT (out zeroed)
+ * or MBC_ERR_NO_MEMORY.
  */
 MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in,
                                     const mbc_rsa_priv_key *key);
@@ -344,11 +358,12 @@ typedef struct mbc_gcm_key mbc_gcm_key;
  */
 MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len);
 
-/* mbc_gcm_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_gcm_key_free: wipes and frees key. NULL is allowed; a key object of
+ * another type is left alone. */
 MBC_API void mbc_gcm_key_free(mbc_gcm_key *key);
 
 /* mbc_gcm_key_impl: the implementation key uses ("vaes512", "aesni", "c");
- * NULL for NULL. */
+ * NULL for NULL or a key object of another type. */
 MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key);
 
 /*
@@ -357,7 +372,8 @@ MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key);
  * iv may have any length >= 1 (12 bytes is the fast path), aad any length.
  * out may equal in (in-place); other overlaps are not allowed.
  * Errors: MBC_ERR_NULL_PARAM (key or tag NULL, or a NULL buffer with a
- * non-zero length), MBC_ERR_TAG_LEN, MBC_ERR_IV_LEN (iv_len 0 or >= 2^61),
+ * non-zero length), MBC_ERR_BAD_PARAM (key is not a GCM key object: its type
+ * tag is checked, nothing else of it is read), MBC_ERR_TAG_LEN, MBC_ERR_IV_LEN (iv_len 0 or >= 2^61),
  * MBC_ERR_TOO_LONG (in_len > MBC_GCM_MAX_DATA_LEN or aad_len >= 2^61).
  * Nothing is written on error.
  */
@@ -414,7 +430,8 @@ typedef struct mbc_gcm_ctx {
 /*
  * mbc_gcm_init: starts an operation with key and iv (any length >= 1).
  * flags: 0 or MBC_GCM_SHORT_TAGS. Errors: MBC_ERR_NULL_PARAM,
- * MBC_ERR_IV_LEN, MBC_ERR_BAD_PARAM (unknown flag); ctx is then unusable.
+ * MBC_ERR_IV_LEN, MBC_ERR_BAD_PARAM (key not a GCM key object, unknown
+ * flag); ctx is then unusable. The later calls use the key checked here.
  */
 MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
                              size_t iv_len, unsigned flags);

@@ -192,6 +192,14 @@ int mbt_soak(void)
     return env != NULL && strcmp(env, "1") == 0;
 }
 
+void mbt_filter(void)
+{
+    const char *pattern = getenv("MBC_TEST_FILTER");
+    if (pattern != NULL && pattern[0] != '\0') {
+        cmocka_set_test_filter(pattern);
+    }
+}
+
 size_t mbt_scale(size_t n)
 {
     const char *quick = getenv("MBC_TEST_QUICK");
@@ -202,4 +210,26 @@ size_t mbt_scale(size_t n)
         return n / 16 > 0 ? n / 16 : 1;
     }
     return n;
+}
+
+void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])
+{
+    uint8_t z[16] = {0}, v[16];
+    memcpy(v, b, 16);
+    for (int i = 0; i < 128; i++) {
+        if ((a[i / 8] >> (7 - i % 8)) & 1) {
+            for (int j = 0; j < 16; j++) {
+                z[j] ^= v[j];
+            }
+        }
+        const int lsb = v[15] & 1;
+        for (int j = 15; j > 0; j--) {
+            v[j] = (uint8_t)((v[j] >> 1) | (v[j - 1] << 7));
+        }
+        v[0] >>= 1;
+        if (lsb) {
+            v[0] ^= 0xE1;
+        }
+    }
+    memcpy(r, z, 16);
 }
