@@ -123,6 +123,41 @@ int measure_items(bench_item *items, size_t n, const bench_opts *opts);
 /* bench_estimate: seconds measure_items takes for n items. */
 double bench_estimate(size_t n, const bench_opts *opts);
 
+/*
+ * bench_unit_fn: one timed unit of a run on thread state th: does its
+ * operations, sets *t_done as soon as they are done (before any check, so
+ * latency excludes it), checks the results and returns how many operations
+ * it did, or -1 after printing why.
+ * bench_timed_run: units until seconds have passed; one latency sample a
+ * unit; out->elapsed from the start to the last unit's t_done.
+ */
+typedef int bench_unit_fn(void *th, unsigned op, uint64_t *t_done);
+int bench_timed_run(void *th, unsigned op, double seconds, run_out *out, bench_unit_fn *unit);
+
+/*
+ * bench_mgr_loop: k requests in flight through one manager (this thread's),
+ * closed loop, as an event loop would run it: submit until k are in flight;
+ * collect what completed; when nothing completed and nothing else can arrive
+ * (all k are submitted and waiting), flush, the way an event loop flushes
+ * when it goes idle; every collected request is resubmitted at once (its
+ * client sends the next one). Latency: submit to collection, per job. jobs
+ * are set up by the caller; prep(ctx, job) runs before each submission (a
+ * fresh output), check(ctx, job) on each completed job (0, or -1 after
+ * printing why). Returns 0 or -1.
+ */
+typedef struct bench_mgr_jobs {
+    const char *what; /* for errors */
+    mbc_job *jobs;
+    unsigned k;
+    void *ctx;
+    void (*prep)(void *ctx, mbc_job *job);
+    int (*check)(void *ctx, const mbc_job *job);
+} bench_mgr_jobs;
+int bench_mgr_loop(const bench_mgr_jobs *w, double seconds, run_out *out);
+/* bench_mgr_one: job 0 of w alone through a new manager: submitted,
+ * flushed, returned exactly once and checked. 0 or -1. */
+int bench_mgr_one(const bench_mgr_jobs *w);
+
 /* ------------------------------------------------------------------------ */
 /* JSON writer (json.c): results go to a buffer printed at the end           */
 /* ------------------------------------------------------------------------ */
@@ -176,6 +211,30 @@ int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out);    /* 
 int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out); /* one op/call */
 int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out);    /* K in flight */
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out);   /* OpenSSL */
+
+/* X25519 (bench_x25519.c): ops X25519_OP_DERIVE (a shared secret with a
+ * peer's public key) and X25519_OP_KEYGEN (a new key pair); the argument is
+ * an rsa_arg (op, and k for x25519_run_mgr). */
+enum { X25519_OP_DERIVE = 0, X25519_OP_KEYGEN = 1 };
+
+typedef struct x25519_case x25519_case;
+
+/*
+ * x25519_case_new: a pool of requests (OpenSSL key pairs: a private scalar
+ * and a peer public key each, with OpenSSL's shared secret), one state per
+ * thread; then one 8-lane call and one single call of each operation
+ * checked against OpenSSL. NULL (reason on stderr) when anything fails.
+ */
+x25519_case *x25519_case_new(const bench_opts *opts);
+void x25519_case_free(x25519_case *c);
+void *const *x25519_case_threads(const x25519_case *c);
+/* x25519_check_mgr: one job of op through a manager checked. */
+int x25519_check_mgr(x25519_case *c, unsigned op);
+
+int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
+int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out);
+int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
+int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
 /* AES-GCM (bench_gcm.c). */
 enum { GCM_OP_SEAL = 0, GCM_OP_OPEN = 1 };

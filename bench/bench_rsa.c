@@ -47,12 +47,10 @@ struct rsa_thread {
     uint8_t out[MBC_LANES][RSA_MAX_BYTES];
     unsigned next;  /* next request of the pool (one-request calls) */
     unsigned next8; /* first request of the next 8-lane call, a multiple of 8 */
-    /* rsa_run_mgr: K jobs with their outputs, submit times and free list. */
+    /* rsa_run_mgr: K jobs with their outputs. */
     size_t cap_jobs;
     mbc_job *jobs;
     uint8_t *job_out;
-    uint64_t *t_submit;
-    unsigned *free_jobs;
 };
 
 struct rsa_case {
@@ -276,8 +274,6 @@ void rsa_case_free(rsa_case *c)
         }
         free(th->jobs);
         free(th->job_out);
-        free(th->t_submit);
-        free(th->free_jobs);
         free(th);
     }
     for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
@@ -348,41 +344,10 @@ void *const *rsa_case_threads(const rsa_case *c)
 /* Run functions                                                             */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t deadline(uint64_t start, double seconds)
-{
-    return start + (uint64_t)(seconds * 1e9);
-}
-
-/*
- * One timed unit of a run: does its operations, sets *t_done as soon as they
- * are done (before the check, so latency excludes it), checks the results
- * and returns how many operations it did, or -1.
- */
-typedef int (*rsa_unit)(struct rsa_thread *th, unsigned op, uint64_t *t_done);
-
-/* timed_run: units until seconds have passed; one latency sample a unit. */
-static int timed_run(struct rsa_thread *th, const void *arg, double seconds, run_out *out,
-                     rsa_unit unit)
-{
-    const unsigned op = ((const rsa_arg *)arg)->op;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t t0 = start, t1;
-    do {
-        const int n = unit(th, op, &t1);
-        if (n < 0) {
-            return -1;
-        }
-        run_out_lat(out, t1 - t0);
-        out->ops += (uint64_t)n;
-        t0 = bench_now_ns();
-    } while (t1 < end);
-    out->elapsed = (double)(t1 - start) * 1e-9;
-    return 0;
-}
-
 /* unit_mb8: one 8-lane call (its latency is the batch's). */
-static int unit_mb8(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
 {
+    struct rsa_thread *th = ts;
     const unsigned e0 = th->next8;
     th->next8 = (th->next8 + MBC_LANES) % RSA_POOL;
     mbc_status st = mb8_call(th->c, op, e0, th->out);
@@ -391,8 +356,9 @@ static int unit_mb8(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 }
 
 /* unit_single: one single-request call. */
-static int unit_single(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 {
+    struct rsa_thread *th = ts;
     const rsa_case *c = th->c;
     const rsa_material *m = c->m;
     const unsigned e = th->next;
@@ -410,8 +376,9 @@ static int unit_single(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 }
 
 /* unit_ossl: one OpenSSL operation, same request pool. */
-static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 {
+    struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
     const unsigned e = th->next;
     th->next = (th->next + 1) % RSA_POOL;
@@ -430,17 +397,17 @@ static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 
 int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_mb8);
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_mb8);
 }
 
 int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_single);
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_single);
 }
 
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_ossl);
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_ossl);
 }
 
 /* jobs_reserve: room for k jobs in th. */
@@ -451,13 +418,9 @@ static int jobs_reserve(struct rsa_thread *th, size_t k)
     }
     free(th->jobs);
     free(th->job_out);
-    free(th->t_submit);
-    free(th->free_jobs);
     th->jobs = calloc(k, sizeof(*th->jobs));
     th->job_out = calloc(k, RSA_MAX_BYTES);
-    th->t_submit = calloc(k, sizeof(*th->t_submit));
-    th->free_jobs = calloc(k, sizeof(*th->free_jobs));
-    if (th->jobs == NULL || th->job_out == NULL || th->t_submit == NULL || th->free_jobs == NULL) {
+    if (th->jobs == NULL || th->job_out == NULL) {
         th->cap_jobs = 0;
         return bench_fail("out of memory");
     }
@@ -478,17 +441,15 @@ static void job_init(struct rsa_thread *th, unsigned op, unsigned j)
     job->in_len = m->len;
     job->out = th->job_out + (size_t)j * RSA_MAX_BYTES;
     job->out_len = m->len;
-    job->user_data = &th->t_submit[j];
 }
 
 /* job_check: a completed job has status OK and OpenSSL's result. */
-static int job_check(const struct rsa_thread *th, unsigned op, const mbc_job *job)
+static int job_check(void *ctx, const mbc_job *job)
 {
+    const struct rsa_thread *th = ctx;
     const rsa_material *m = th->c->m;
+    const unsigned op = job->op == MBC_OP_RSA_PRIVATE ? RSA_OP_PRIVATE : RSA_OP_PUBLIC;
     const size_t j = (size_t)(job - th->jobs);
-    if (j >= th->cap_jobs || job->user_data != &th->t_submit[j]) {
-        return bench_fail("RSA-%u %s, manager: a completed job is not ours", m->bits, op_name[op]);
-    }
     if (job->status != MBC_OK) {
         return bench_fail("RSA-%u %s, manager: job %zu completed with %s", m->bits, op_name[op], j,
                           mbc_err_str(job->status));
@@ -500,127 +461,34 @@ static int job_check(const struct rsa_thread *th, unsigned op, const mbc_job *jo
     return 0;
 }
 
-/*
- * drain: collects every completed job: latency from its submission to now,
- * result checked, job back on the free list. Returns the number collected,
- * or -1. *last: the time of the last collection.
- */
-static long drain(struct rsa_thread *th, mbc_mgr *mgr, unsigned op, unsigned *num_free,
-                  run_out *out, uint64_t *last)
+/* job_prep: a fresh output before each submission. */
+static void job_prep(void *ctx, mbc_job *job)
 {
-    long n = 0;
-    mbc_job *job;
-    while ((job = mbc_mgr_get_completed(mgr)) != NULL) {
-        const uint64_t now = bench_now_ns();
-        if (job_check(th, op, job) != 0) {
-            return -1;
-        }
-        const size_t j = (size_t)(job - th->jobs);
-        run_out_lat(out, now - th->t_submit[j]);
-        th->free_jobs[(*num_free)++] = (unsigned)j;
-        *last = now;
-        n++;
-    }
-    return n;
+    const struct rsa_thread *th = ctx;
+    memset(job->out, 0, th->c->m->len);
 }
 
-/*
- * rsa_run_mgr: K requests in flight through one manager (this thread's),
- * closed loop, as an event loop would run it: submit until K are in flight;
- * collect what completed; when nothing completed and nothing else can arrive
- * (all K are submitted and waiting), flush, the way an event loop flushes
- * when it goes idle; every collected request is resubmitted at once (its
- * client sends the next one). Latency: submit to collection, per job.
- */
 int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 {
     struct rsa_thread *th = ts;
-    const rsa_material *m = th->c->m;
     const rsa_arg *a = arg;
-    const unsigned op = a->op, k = a->k;
-    if (jobs_reserve(th, k) != 0) {
+    if (jobs_reserve(th, a->k) != 0) {
         return -1;
     }
-    mbc_mgr *mgr = NULL;
-    const mbc_mgr_config cfg = {.max_wait_us = 0, .flags = 0};
-    mbc_err err = mbc_mgr_new(&mgr, &cfg);
-    if (err != MBC_OK) {
-        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
+    for (unsigned j = 0; j < a->k; j++) {
+        job_init(th, a->op, j);
     }
-    unsigned num_free = 0;
-    for (unsigned j = k; j-- > 0;) {
-        job_init(th, op, j);
-        th->free_jobs[num_free++] = j;
-    }
-    int rc = 0;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t last = start;
-    while (rc == 0) {
-        while (num_free > 0) {
-            const unsigned j = th->free_jobs[--num_free];
-            memset(th->jobs[j].out, 0, m->len);
-            th->t_submit[j] = bench_now_ns();
-            err = mbc_mgr_submit(mgr, &th->jobs[j]);
-            if (err != MBC_OK) {
-                rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
-                break;
-            }
-        }
-        long n = rc == 0 ? drain(th, mgr, op, &num_free, out, &last) : 0;
-        if (n == 0 && rc == 0) {
-            mbc_mgr_flush(mgr);
-            n = drain(th, mgr, op, &num_free, out, &last);
-            if (n == 0) {
-                rc = bench_fail("RSA-%u %s, manager: nothing completed after a flush with %u "
-                                "jobs in flight",
-                                m->bits, op_name[op], k);
-            }
-        }
-        if (n < 0) {
-            rc = -1;
-        }
-        if (rc == 0) {
-            out->ops += (uint64_t)n;
-        }
-        if (last >= end) {
-            break;
-        }
-    }
-    out->elapsed = (double)(last - start) * 1e-9;
-    mbc_mgr_flush(mgr);
-    while (mbc_mgr_get_completed(mgr) != NULL) {
-    }
-    mbc_mgr_free(mgr);
-    return rc;
+    const bench_mgr_jobs w = {"RSA", th->jobs, a->k, th, job_prep, job_check};
+    return bench_mgr_loop(&w, seconds, out);
 }
 
 int rsa_check_mgr(rsa_case *c, unsigned op)
 {
     struct rsa_thread *th = c->th[0];
-    const rsa_material *m = c->m;
     if (jobs_reserve(th, 1) != 0) {
         return -1;
     }
-    mbc_mgr *mgr = NULL;
-    mbc_err err = mbc_mgr_new(&mgr, NULL);
-    if (err != MBC_OK) {
-        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
-    }
     job_init(th, op, 0);
-    memset(th->jobs[0].out, 0, m->len);
-    err = mbc_mgr_submit(mgr, &th->jobs[0]);
-    mbc_mgr_flush(mgr);
-    mbc_job *job = mbc_mgr_get_completed(mgr);
-    int rc = 0;
-    if (err != MBC_OK) {
-        rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
-    } else if (job != &th->jobs[0] || mbc_mgr_get_completed(mgr) != NULL) {
-        rc = bench_fail("RSA-%u %s, manager: one job submitted and flushed, but the manager "
-                        "did not return exactly it",
-                        m->bits, op_name[op]);
-    } else {
-        rc = job_check(th, op, job);
-    }
-    mbc_mgr_free(mgr);
-    return rc;
+    const bench_mgr_jobs w = {"RSA", th->jobs, 1, th, job_prep, job_check};
+    return bench_mgr_one(&w);
 }

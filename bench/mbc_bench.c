@@ -2,11 +2,13 @@
  * mbc_bench.c - mbcrypto next to OpenSSL and intel-ipsec-mb: the command
  * line, the case table and the reports. See --help and README.md.
  *
- * Three kinds of tables, each run per --impl:
+ * Four kinds of tables, each run per --impl:
  *  - RSA (bench_rsa.c): operations/s of mbcrypto's 8-lane calls (all lanes
  *    full) next to OpenSSL's one operation per call, like openssl speed rsa.
  *  - AES-GCM (bench_gcm.c): MB/s by message size for mbcrypto, OpenSSL and
  *    intel-ipsec-mb, like openssl speed -evp aes-128-gcm.
+ *  - X25519 (bench_x25519.c): derives and key pairs per second of the 8-lane
+ *    calls next to OpenSSL's EVP_PKEY_derive and EVP_PKEY_keygen.
  *  - --concurrency: K requests in flight through the lane manager (closed
  *    loop), ops/s and latency percentiles per K, next to OpenSSL serving the
  *    same requests one at a time, the raw 8-lane kernel and the library's
@@ -30,7 +32,7 @@
 /* Cases                                                                     */
 /* ------------------------------------------------------------------------ */
 
-enum family { FAM_RSA, FAM_GCM };
+enum family { FAM_RSA, FAM_GCM, FAM_X25519 };
 
 typedef struct case_def {
     const char *name;
@@ -40,7 +42,8 @@ typedef struct case_def {
     int in_default;
 } case_def;
 
-static const char *const fam_ops[2][2] = {{"private", "public"}, {"encrypt", "decrypt"}};
+static const char *const fam_ops[3][2] = {
+    {"private", "public"}, {"encrypt", "decrypt"}, {"derive", "keygen"}};
 
 /* clang-format off */
 #define GCM_CASE(bits, size, d) {"aes" #bits "gcm-" #size, FAM_GCM, bits, size, d}
@@ -50,7 +53,7 @@ static const char *const fam_ops[2][2] = {{"private", "public"}, {"encrypt", "de
     GCM_CASE(bits, 65536, 0)
 
 /* cases: every benchmark, in the order they run. in_default: part of the
- * default suite (every RSA size; AES-GCM at a few sizes). */
+ * default suite (every RSA size; AES-GCM at a few sizes; X25519). */
 static const case_def cases[] = {
     {"rsa2048", FAM_RSA, 2048, 0, 1},
     {"rsa3072", FAM_RSA, 3072, 0, 1},
@@ -58,6 +61,7 @@ static const case_def cases[] = {
     GCM_SIZES(128, 1, 1, 1),
     GCM_SIZES(192, 0, 0, 0),
     GCM_SIZES(256, 1, 0, 1),
+    {"x25519", FAM_X25519, 0, 0, 1},
 };
 /* clang-format on */
 #define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -448,6 +452,88 @@ static void rsa_section(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* X25519 throughput                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void x25519_section(void)
+{
+    for (size_t ci = 0; ci < NUM_CASES; ci++) {
+        const case_def *cd = &cases[ci];
+        if (cd->fam != FAM_X25519 || g_sel[ci] == 0) {
+            continue;
+        }
+        const int ossl = peer(PEER_OPENSSL);
+        x25519_case *c = x25519_case_new(&g_opts);
+        if (c == NULL) {
+            for (unsigned op = 0; op < 2; op++) {
+                g_items_done += (g_sel[ci] >> op & 1u) * (ossl ? 2 : 1);
+            }
+            failed(cd->name, NULL);
+            continue;
+        }
+        out("\nX25519, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
+            "one operation per call (EVP_PKEY_derive, EVP_PKEY_keygen)\n",
+            mbc_impl_name(MBC_ALG_X25519));
+        out("%-14s %9s", "", "mbcrypto/s");
+        if (ossl) {
+            out(" %9s %7s", "openssl/s", "ratio");
+        }
+        out(" %7s\n", "spread");
+        rsa_arg args[2] = {{X25519_OP_DERIVE, 0}, {X25519_OP_KEYGEN, 0}};
+        for (unsigned op = 0; op < 2; op++) {
+            if (!(g_sel[ci] & (1u << op))) {
+                continue;
+            }
+            bench_item items[2] = {
+                mk_item("mbcrypto", x25519_run_mb8, &args[op], x25519_case_threads(c), 0, 0),
+                mk_item("openssl", x25519_run_ossl, &args[op], x25519_case_threads(c), 0, 0),
+            };
+            const size_t n = ossl ? 2 : 1;
+            progress(n, "%s %s", cd->name, fam_ops[FAM_X25519][op]);
+            if (measure(items, n) != 0) {
+                failed(cd->name, fam_ops[FAM_X25519][op]);
+                continue;
+            }
+            char label[32], a[16], b[16], r[16];
+            snprintf(label, sizeof(label), "x25519 %s", fam_ops[FAM_X25519][op]);
+            out("%-14s %s", label, fmt_num(a, items[0].res.rate.med));
+            double spread = items[0].res.spread;
+            if (ossl) {
+                out(" %s %s", fmt_num(b, items[1].res.rate.med),
+                    fmt_ratio(r, items[0].res.rate.med / items[1].res.rate.med));
+                spread = fmax(spread, items[1].res.spread);
+            }
+            if (g_opts.reps > 1) {
+                out(" %6.1f%%\n", spread);
+            } else {
+                out(" %7s\n", "-");
+            }
+            fflush(stdout);
+            for (size_t i = 0; i < n; i++) {
+                char sl[64];
+                snprintf(sl, sizeof(sl), "%s %s %s", cd->name, fam_ops[FAM_X25519][op],
+                         items[i].label);
+                scaling_add(sl, 1, &items[i].res);
+                if (g_opts.json) {
+                    json_result_head(
+                        "throughput", cd->name, fam_ops[FAM_X25519][op], items[i].label,
+                        i == 0 ? mbc_impl_name(MBC_ALG_X25519) : OpenSSL_version(OPENSSL_VERSION),
+                        &items[i].res);
+                    json_str("path", i == 0 ? "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes"
+                                            : "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call");
+                    if (i == 0 && ossl) {
+                        json_num("vs_openssl", items[0].res.rate.med / items[1].res.rate.med);
+                    }
+                    json_obj_end();
+                }
+            }
+        }
+        x25519_case_free(c);
+    }
+    scaling_print("operations/s");
+}
+
+/* ------------------------------------------------------------------------ */
 /* AES-GCM throughput                                                        */
 /* ------------------------------------------------------------------------ */
 
@@ -633,6 +719,82 @@ static void gcm_section(void)
 
 static unsigned g_conc_sel[NUM_CASES]; /* ops per case for --concurrency */
 
+/* conc_fam: what the concurrency table runs for a family: its case (state
+ * per thread), the check of one manager job, the run functions (argument:
+ * an rsa_arg {op, k}) and the names of its direct calls. */
+typedef struct conc_fam {
+    void *(*case_new)(const case_def *cd);
+    void (*case_free)(void *c);
+    void *const *(*threads)(const void *c);
+    int (*check_mgr)(void *c, unsigned op);
+    run_fn mgr, single, mb8, ossl;
+    const char *title;       /* "RSA-2048", "X25519" (%u: bits) */
+    const char *mb8_name[2]; /* per op */
+    const char *single_name[2];
+    enum mbc_alg alg;
+} conc_fam;
+
+static void *rsa_new(const case_def *cd)
+{
+    return rsa_case_new(cd->bits, &g_opts);
+}
+static void rsa_free(void *c)
+{
+    rsa_case_free(c);
+}
+static void *const *rsa_threads(const void *c)
+{
+    return rsa_case_threads(c);
+}
+static int rsa_check(void *c, unsigned op)
+{
+    return rsa_check_mgr(c, op);
+}
+static void *x_new(const case_def *cd)
+{
+    (void)cd;
+    return x25519_case_new(&g_opts);
+}
+static void x_free(void *c)
+{
+    x25519_case_free(c);
+}
+static void *const *x_threads(const void *c)
+{
+    return x25519_case_threads(c);
+}
+static int x_check(void *c, unsigned op)
+{
+    return x25519_check_mgr(c, op);
+}
+
+static const conc_fam conc_fams[] = {
+    [FAM_RSA] = {rsa_new,
+                 rsa_free,
+                 rsa_threads,
+                 rsa_check,
+                 rsa_run_mgr,
+                 rsa_run_single,
+                 rsa_run_mb8,
+                 rsa_run_ossl,
+                 "RSA-%u",
+                 {"mbc_rsa_private_crt_mb8", "mbc_rsa_public_mb8"},
+                 {"mbc_rsa_private_crt", "mbc_rsa_public"},
+                 MBC_ALG_RSA},
+    [FAM_X25519] = {x_new,
+                    x_free,
+                    x_threads,
+                    x_check,
+                    x25519_run_mgr,
+                    x25519_run_single,
+                    x25519_run_mb8,
+                    x25519_run_ossl,
+                    "X25519",
+                    {"mbc_x25519_mb8", "mbc_x25519_keygen_mb8"},
+                    {"mbc_x25519", "mbc_x25519_keygen"},
+                    MBC_ALG_X25519},
+};
+
 /* target: "1.03x (<= 1.10: ok)"-style verdicts, in the table and the JSON. */
 static void target_line(const char *what, double value, int ok, const char *fmt_value)
 {
@@ -646,13 +808,16 @@ static void target_line(const char *what, double value, int ok, const char *fmt_
 
 static void conc_table(const case_def *cd, unsigned op)
 {
-    const char *op_name = fam_ops[FAM_RSA][op];
+    const conc_fam *fam = &conc_fams[cd->fam];
+    const char *op_name = fam_ops[cd->fam][op];
     const size_t nk = g_opts.num_k;
     const int ossl = peer(PEER_OPENSSL);
     const size_t n = nk + 2 + (ossl ? 1 : 0);
-    rsa_case *c = rsa_case_new(cd->bits, &g_opts);
-    if (c == NULL || rsa_check_mgr(c, op) != 0) {
-        rsa_case_free(c);
+    void *c = fam->case_new(cd);
+    if (c == NULL || fam->check_mgr(c, op) != 0) {
+        if (c != NULL) {
+            fam->case_free(c);
+        }
         g_items_done += n;
         failed(cd->name, op_name);
         return;
@@ -660,36 +825,40 @@ static void conc_table(const case_def *cd, unsigned op)
     rsa_arg args[BENCH_MAX_K + 1];
     bench_item items[BENCH_MAX_K + 3];
     char labels[BENCH_MAX_K][32];
-    void *const *ts = rsa_case_threads(c);
+    void *const *ts = fam->threads(c);
     for (size_t j = 0; j < nk; j++) {
         args[j] = (rsa_arg){op, g_opts.k[j]};
         snprintf(labels[j], sizeof(labels[j]), "manager K=%u", g_opts.k[j]);
-        items[j] = mk_item(labels[j], rsa_run_mgr, &args[j], ts, 1, 0);
+        items[j] = mk_item(labels[j], fam->mgr, &args[j], ts, 1, 0);
     }
     args[nk] = (rsa_arg){op, 0};
     const size_t i_single = nk, i_raw = nk + 1, i_ossl = nk + 2;
-    items[i_single] = mk_item("single request", rsa_run_single, &args[nk], ts, 1, 0);
-    items[i_raw] = mk_item("raw 8-lane", rsa_run_mb8, &args[nk], ts, 1, 0);
+    items[i_single] = mk_item("single request", fam->single, &args[nk], ts, 1, 0);
+    items[i_raw] = mk_item("raw 8-lane", fam->mb8, &args[nk], ts, 1, 0);
     if (ossl) {
-        items[i_ossl] = mk_item("openssl", rsa_run_ossl, &args[nk], ts, 1, 1);
+        items[i_ossl] = mk_item("openssl", fam->ossl, &args[nk], ts, 1, 1);
     }
     progress(n, "%s %s through the manager, K = %u..%u", cd->name, op_name, g_opts.k[0],
              g_opts.k[nk - 1]);
     int rc = measure(items, n);
-    rsa_case_free(c);
+    fam->case_free(c);
     if (rc != 0) {
         failed(cd->name, op_name);
         return;
     }
-    const char *kernel = mbc_impl_name(MBC_ALG_RSA);
+    const char *kernel = mbc_impl_name(fam->alg);
     const item_result *single = &items[i_single].res, *raw = &items[i_raw].res;
     const item_result *os = ossl ? &items[i_ossl].res : NULL;
     const int thr = g_opts.threads > 1;
     char a[16], b[16], d[16], e[16], f[16], g[16], h[16], k[16];
 
-    out("\nRSA-%u %s through the manager (mbcrypto %s, %u key%s): K requests in flight, "
-        "closed loop, flush when all K wait\n",
-        cd->bits, op_name, kernel, g_opts.keys, g_opts.keys > 1 ? "s" : "");
+    char title[32];
+    snprintf(title, sizeof(title), fam->title, cd->bits);
+    out("\n%s %s through the manager (mbcrypto %s", title, op_name, kernel);
+    if (cd->fam == FAM_RSA) {
+        out(", %u key%s", g_opts.keys, g_opts.keys > 1 ? "s" : "");
+    }
+    out("): K requests in flight, closed loop, flush when all K wait\n");
     if (thr) {
         out("%u threads, each with its own manager and K requests, pinned to its own CPU; "
             "ops/s are totals\n",
@@ -769,10 +938,8 @@ static void conc_table(const case_def *cd, unsigned op)
     out("  %-44s %9s %9s %9s\n", "reference, same requests without the manager:", "ops/s", "p50 us",
         "p99 us");
     char raw_label[64], single_label[64];
-    snprintf(raw_label, sizeof(raw_label), "raw 8-lane kernel, mbc_rsa_%s_mb8",
-             op == RSA_OP_PRIVATE ? "private_crt" : "public");
-    snprintf(single_label, sizeof(single_label), "single request, mbc_rsa_%s",
-             op == RSA_OP_PRIVATE ? "private_crt" : "public");
+    snprintf(raw_label, sizeof(raw_label), "raw 8-lane kernel, %s", fam->mb8_name[op]);
+    snprintf(single_label, sizeof(single_label), "single request, %s", fam->single_name[op]);
     out("  %-44s %s %s %s   (latency of a batch of 8)\n", raw_label, fmt_num(a, raw->rate.med),
         fmt_num(b, raw->p50_us), fmt_num(d, raw->p99_us));
     out("  %-44s %s %s %s", single_label, fmt_num(a, single->rate.med), fmt_num(b, single->p50_us),
@@ -852,7 +1019,7 @@ static void conc_section(void)
 {
     for (size_t ci = 0; ci < NUM_CASES; ci++) {
         for (unsigned op = 0; op < 2; op++) {
-            if (cases[ci].fam == FAM_RSA && (g_conc_sel[ci] & (1u << op))) {
+            if (cases[ci].fam != FAM_GCM && (g_conc_sel[ci] & (1u << op))) {
                 conc_table(&cases[ci], op);
             }
         }
@@ -873,7 +1040,8 @@ static void list_cases(FILE *f)
                 cd->in_default ? "  *" : "");
     }
     fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm\n"
-               "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt\n");
+               "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt, "
+               "x25519/keygen\n");
 }
 
 static void usage(FILE *f)
@@ -883,8 +1051,9 @@ static void usage(FILE *f)
             "\n"
             "mbcrypto next to OpenSSL (and intel-ipsec-mb for AES-GCM). Without a case\n"
             "and without --concurrency it runs the default suite: RSA-2048/3072/4096\n"
-            "private and public, AES-GCM at a few sizes, and RSA-2048 private through\n"
-            "the lane manager at K = 1, 2, 8, 64 (about a minute).\n"
+            "private and public, AES-GCM at a few sizes, X25519 derive and keygen, and\n"
+            "RSA-2048 private and X25519 derive through the lane manager at K = 1, 2,\n"
+            "8, 64 (about 75 s).\n"
             "\n"
             "  --seconds S        time per measurement (default 0.4)\n"
             "  --reps N           measurements per value (default 3); the median is\n"
@@ -913,7 +1082,8 @@ static void usage(FILE *f)
             "                     checked against OpenSSL, whatever the peers.\n"
             "  --concurrency [K,...]\n"
             "                     instead of throughput tables: for each selected RSA\n"
-            "                     case and operation (default rsa2048/private) keep K\n"
+            "                     or X25519 case and operation (default\n"
+            "                     rsa2048/private) keep K\n"
             "                     requests in flight through one manager per thread\n"
             "                     (closed loop: submit until K are in flight, collect\n"
             "                     completions and resubmit them at once, flush when\n"
@@ -1183,11 +1353,15 @@ static void parse_args(int argc, char **argv)
             usage_error("unknown option '%s'", a);
         }
     }
+    size_t x25519 = 0;
+    while (cases[x25519].fam != FAM_X25519) {
+        x25519++;
+    }
     const size_t rsa2048 = 0;
     if (g_concurrency) {
         int any_rsa = 0;
         for (size_t i = 0; i < NUM_CASES; i++) {
-            if (cases[i].fam == FAM_RSA) {
+            if (cases[i].fam != FAM_GCM) {
                 g_conc_sel[i] = sel[i];
                 any_rsa |= sel[i] != 0;
             } else if (sel[i] != 0) {
@@ -1200,7 +1374,7 @@ static void parse_args(int argc, char **argv)
         if (!any_case) {
             g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
         } else if (!any_rsa) {
-            usage_error("--concurrency needs an RSA case");
+            usage_error("--concurrency needs an RSA or X25519 case");
         }
     } else if (!any_case) {
         g_default_suite = 1;
@@ -1208,6 +1382,7 @@ static void parse_args(int argc, char **argv)
             g_sel[i] = cases[i].in_default ? ALL_OPS : 0;
         }
         g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
+        g_conc_sel[x25519] = 1u << X25519_OP_DERIVE;
         set_k(default_suite_k, sizeof(default_suite_k) / sizeof(default_suite_k[0]));
     } else {
         memcpy(g_sel, sel, sizeof(sel));
@@ -1227,7 +1402,8 @@ static int apply_impl(const impl_choice *ic)
     }
     if (ic->alg == -1) {
         return strcmp(mbc_impl_name(MBC_ALG_RSA), ic->name) == 0 &&
-                       strcmp(mbc_impl_name(MBC_ALG_GCM), ic->name) == 0
+                       strcmp(mbc_impl_name(MBC_ALG_GCM), ic->name) == 0 &&
+                       strcmp(mbc_impl_name(MBC_ALG_X25519), ic->name) == 0
                    ? 0
                    : -1;
     }
@@ -1363,13 +1539,16 @@ int main(int argc, char **argv)
             json_str("impl", g_passes[p]->name);
             json_str("rsa_impl", mbc_impl_name(MBC_ALG_RSA));
             json_str("gcm_impl", mbc_impl_name(MBC_ALG_GCM));
+            json_str("x25519_impl", mbc_impl_name(MBC_ALG_X25519));
             json_arr_begin("results");
         } else {
-            printf("\n== --impl %s: RSA %s, AES-GCM %s\n", g_passes[p]->name,
-                   mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM));
+            printf("\n== --impl %s: RSA %s, AES-GCM %s, X25519 %s\n", g_passes[p]->name,
+                   mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM),
+                   mbc_impl_name(MBC_ALG_X25519));
         }
         rsa_section();
         gcm_section();
+        x25519_section();
         conc_section();
         if (g_opts.json) {
             json_arr_end();

@@ -67,7 +67,8 @@ typedef enum mbc_err {
     MBC_ERR_TOO_LONG = 15,      /* (GCM) data or AAD longer than GCM allows */
     MBC_ERR_STATE = 16,         /* (GCM) streaming call out of order or on a finished context */
     MBC_ERR_PENDING = 17,       /* (manager) the job is submitted and not yet complete */
-    MBC_ERR_BUSY = 18           /* (manager) the job is already in a manager */
+    MBC_ERR_BUSY = 18,          /* (manager) the job is already in a manager */
+    MBC_ERR_LOW_ORDER = 19      /* (X25519) low-order peer point: all-zero shared secret */
 } mbc_err;
 
 /* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
@@ -163,14 +164,15 @@ MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed);
 /* mbc_alg: algorithm families whose implementation can be queried. */
 typedef enum mbc_alg {
     MBC_ALG_RSA = 0,
-    MBC_ALG_GCM = 1
+    MBC_ALG_GCM = 1,
+    MBC_ALG_X25519 = 3
 } mbc_alg;
 
 /*
  * mbc_impl_name: the name of the implementation currently selected for alg:
- * for MBC_ALG_RSA "ifma" (AVX-512 IFMA, 8 lanes) or "c" (portable); for
- * MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni" (AES-NI +
- * PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
+ * for MBC_ALG_RSA and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
+ * (portable); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni"
+ * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 
@@ -458,6 +460,94 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 /* ------------------------------------------------------------------------ */
+/* X25519 (RFC 7748)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * X25519 values are 32-byte little-endian strings, as in RFC 7748. Scalars
+ * are clamped on a copy (bits 0, 1, 2 and 255 cleared, bit 254 set): the
+ * caller's bytes are never modified. The top bit of a u-coordinate is
+ * ignored, and values of u from p = 2^255 - 19 up to 2^255 - 1 are accepted
+ * and reduced mod p. Results are fully reduced. Every call is constant time
+ * with respect to the scalars: a Montgomery ladder of 255 steps with masked
+ * swaps (derive), masked scans of a fixed table (public key); only the
+ * per-lane verdicts and the outputs are derived from them.
+ */
+
+/* MBC_X25519_LEN: the bytes of an X25519 scalar, u-coordinate or result. */
+#define MBC_X25519_LEN 32
+
+/*
+ * mbc_x25519_mb8: out[i] = X25519(scalar[i], u[i]), the shared secret of
+ * the private scalar[i] and the peer's public u[i], for every lane i in
+ * lane_mask. out[i] may equal scalar[i] or u[i] (buffers of different lanes
+ * must not overlap). Per-lane codes:
+ *   MBC_LANE_OK          out[i] holds the shared secret
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  out, scalar or u array NULL, or out[i], scalar[i]
+ *                        or u[i] NULL
+ *   MBC_LANE_LOW_ORDER   the shared secret is all zeros: u[i] is a point of
+ *                        small order (RFC 7748 section 6.1); out[i] zeroed
+ *   MBC_LANE_BAD_PARAM   lane_mask above 0xFF (then every lane; nothing is
+ *                        written)
+ * An active lane that is not OK gets its 32-byte out[i] zeroed (when
+ * non-NULL). A failing lane never changes another lane's result.
+ */
+MBC_API mbc_status mbc_x25519_mb8(uint8_t *const out[MBC_LANES],
+                                  const uint8_t *const scalar[MBC_LANES],
+                                  const uint8_t *const u[MBC_LANES], unsigned lane_mask);
+
+/*
+ * mbc_x25519_public_key_mb8: out[i] = X25519(scalar[i], 9), the public key
+ * of scalar[i], for every lane i in lane_mask (a fixed-base method: the
+ * same bytes as mbc_x25519_mb8 with u = 9, in about a third of its time).
+ * Lane codes and buffer rules as mbc_x25519_mb8, without u and without
+ * MBC_LANE_LOW_ORDER.
+ */
+MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
+                                             const uint8_t *const scalar[MBC_LANES],
+                                             unsigned lane_mask);
+
+/*
+ * mbc_x25519_keygen_mb8: for every lane i in lane_mask, a new key pair:
+ * priv[i] gets 32 random bytes from the operating system (getrandom),
+ * stored clamped, and pub[i] its public key. priv[i] and pub[i] must not
+ * overlap. Per-lane codes:
+ *   MBC_LANE_OK           priv[i] and pub[i] written
+ *   MBC_LANE_EMPTY        lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM   priv or pub array NULL, or priv[i] or pub[i] NULL
+ *   MBC_LANE_BAD_PARAM    priv[i] == pub[i]; lane_mask above 0xFF (then
+ *                         every lane; nothing is written)
+ *   MBC_LANE_UNSUPPORTED  the operating system gave no randomness (every
+ *                         active lane); never weak keys
+ * An active lane that is not OK gets priv[i] and pub[i] zeroed (those that
+ * are non-NULL).
+ */
+MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
+                                         uint8_t *const pub[MBC_LANES], unsigned lane_mask);
+
+/*
+ * mbc_x25519: one shared secret out = X25519(scalar, u). Returns MBC_OK,
+ * MBC_ERR_NULL_PARAM (a NULL pointer; nothing written) or MBC_ERR_LOW_ORDER
+ * (all-zero result; out zeroed). out may equal scalar or u.
+ */
+MBC_API mbc_err mbc_x25519(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[MBC_X25519_LEN],
+                           const uint8_t u[MBC_X25519_LEN]);
+
+/* mbc_x25519_public_key: out = X25519(scalar, 9). MBC_OK or
+ * MBC_ERR_NULL_PARAM. */
+MBC_API mbc_err mbc_x25519_public_key(uint8_t out[MBC_X25519_LEN],
+                                      const uint8_t scalar[MBC_X25519_LEN]);
+
+/*
+ * mbc_x25519_keygen: one key pair as mbc_x25519_keygen_mb8. Returns MBC_OK,
+ * MBC_ERR_NULL_PARAM (nothing written), MBC_ERR_BAD_PARAM (priv == pub;
+ * both zeroed) or MBC_ERR_UNSUPPORTED (no randomness from the OS; both
+ * zeroed).
+ */
+MBC_API mbc_err mbc_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN]);
+
+/* ------------------------------------------------------------------------ */
 /* The lane manager: batching requests from independent callers             */
 /* ------------------------------------------------------------------------ */
 
@@ -466,9 +556,10 @@ MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_
  * batches and runs the class's kernel on the caller's thread: at once when
  * the class has a full batch, on mbc_mgr_flush(), or on mbc_mgr_poll() once
  * the oldest job of a partial batch has waited max_wait_us. A full batch is
- * 8 jobs for RSA public and 4 for RSA private (4 requests already fill all
- * 8 lanes: each one's two CRT halves run side by side). A lone job runs on
- * the library's fastest single-request path.
+ * 8 jobs for RSA public, X25519 derive and X25519 keygen, and 4 for RSA
+ * private (4 requests already fill all 8 lanes: each one's two CRT halves
+ * run side by side). A lone job runs on the library's fastest
+ * single-request path.
  *
  * Threads: a manager belongs to one thread at a time (no locks inside); use
  * one manager per thread. Key objects may be shared by any number of
@@ -493,7 +584,16 @@ typedef enum mbc_job_op {
     MBC_OP_RSA_PRIVATE = 1,
     /* out = in^e mod n (mbc_rsa_public). key: const mbc_rsa_pub_key *;
      * in_len == bits/8; out_len >= bits/8. */
-    MBC_OP_RSA_PUBLIC = 2
+    MBC_OP_RSA_PUBLIC = 2,
+    /* out = X25519(in, in2), a shared secret (mbc_x25519). No key (key is
+     * ignored). in: the private scalar, in_len == 32; in2: the peer's
+     * public u, in2_len == 32; out_len >= 32. A low-order peer point
+     * completes with MBC_ERR_LOW_ORDER (out zeroed). */
+    MBC_OP_X25519_DERIVE = 8,
+    /* A new key pair (mbc_x25519_keygen). No key, no input. out: the
+     * private scalar, out_len >= 32; out2: its public key, out2_len >= 32.
+     * out and out2 must not overlap. */
+    MBC_OP_X25519_KEYGEN = 9
 } mbc_job_op;
 
 /*
@@ -569,9 +669,12 @@ MBC_API void mbc_mgr_free(mbc_mgr *mgr);
  * NULL key (ops with a key) or a NULL buffer the op uses; MBC_ERR_BAD_PARAM
  * for an unknown op, a key that is not a valid key object of op's type or
  * of an unsupported size, an input length other than the op's (in_len ==
- * bits/8 for RSA) or an output shorter than the op's (out_len >= bits/8). Errors found when the job runs
- * (input >= n: MBC_ERR_BAD_PARAM; MBC_ERR_FAULT; MBC_ERR_NO_MEMORY) are its
- * alone: the other jobs of its batch are unaffected. When the class fills its
+ * bits/8 for RSA, in_len == in2_len == 32 for X25519 derive) or an output
+ * shorter than the op's (out_len >= bits/8; 32 for X25519). Errors found
+ * when the job runs (input >= n: MBC_ERR_BAD_PARAM; MBC_ERR_FAULT;
+ * MBC_ERR_NO_MEMORY; MBC_ERR_LOW_ORDER; MBC_ERR_BAD_PARAM for an X25519
+ * keygen whose out equals out2; MBC_ERR_UNSUPPORTED when the OS gives no
+ * randomness) are its alone: the other jobs of its batch are unaffected. When the class fills its
  * 8 lanes, the batch runs before submit returns. With MBC_MGR_SYNC the job
  * runs before submit returns. Returns MBC_OK when the job was accepted (it is
  * now pending or completed), MBC_ERR_NULL_PARAM for a NULL mgr or job (nothing

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "rsa/rsa_kern.h"
 #include "gcm/gcm_internal.h"
+#include "x25519/x25519_kern.h"
 
 /*
  * mbc_dispatch: one implementation per family, each chosen by the family's
@@ -21,6 +22,7 @@
 struct mbc_dispatch {
     const struct mbc_rsa_impl *rsa; /* "ifma" or "c" */
     const struct mbc_gcm_impl *gcm; /* "vaes512", "aesni" or "c" */
+    const struct mbc_x25519_impl *x25519; /* "ifma" or "c" */
 };
 
 /* mbc_dispatch_fill: t gets, family by family, the fastest implementation

@@ -68,4 +68,9 @@ int mbc_ct_memeq(const void *a, const void *b, size_t len);
 void *mbc_aligned_alloc(size_t len);
 void mbc_aligned_free(void *p, size_t len);
 
+/* mbc_random_bytes: len bytes of randomness from the operating system
+ * (getrandom, retried on EINTR and short reads) into buf. Returns 0, or -1
+ * when the OS cannot give them (buf is then zeroed): never weak bytes. */
+int mbc_random_bytes(void *buf, size_t len);
+
 #endif /* MBC_SRC_INTERNAL_H */

@@ -15,6 +15,7 @@
 struct mbc_test_hooks {
     unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
     int no_stack_wipe;        /* mbc_wipe_secrets skips the stack (tests/test_wipe.c) */
+    unsigned random_fail;     /* mbc_random_bytes fails as if the OS could not give bytes */
 };
 extern struct mbc_test_hooks mbc_test_hooks;
 #define mbc_test_hook(field) (mbc_test_hooks.field)

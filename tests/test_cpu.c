@@ -63,6 +63,9 @@ static void test_dispatch_fill(void **state)
     assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_c);
     assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_c2);
     assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_c2);
+    assert_ptr_equal(t.x25519, &mbc_x25519_impl_c);
+    assert_ptr_equal(t.x25519->ladder_one, mbc_x25519_ladder_c1);
+    assert_ptr_equal(t.x25519->base_one, mbc_x25519_base_c1);
 
     /* Every feature the IFMA path needs but one: stays portable. */
     const uint64_t need[] = {MBC_CPU_AVX512F, MBC_CPU_AVX512BW, MBC_CPU_AVX512VL,
@@ -70,6 +73,7 @@ static void test_dispatch_fill(void **state)
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         mbc_dispatch_fill(&t, ~0ull & ~need[i]);
         assert_string_equal(t.rsa->name, "c");
+        assert_string_equal(t.x25519->name, "c");
     }
     mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH);
 #if MBC_HAVE_IFMA
@@ -78,8 +82,12 @@ static void test_dispatch_fill(void **state)
     assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_h2_ifma);
     assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_ifma);
     assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_h1_ifma);
+    assert_string_equal(t.x25519->name, "ifma");
+    assert_ptr_equal(t.x25519->ladder, mbc_x25519_ladder_ifma);
+    assert_ptr_equal(t.x25519->base, mbc_x25519_base_ifma);
 #else
     assert_string_equal(t.rsa->name, "c");
+    assert_string_equal(t.x25519->name, "c");
 #endif
 }
 
@@ -157,6 +165,7 @@ static void test_restrict_only_removes(void **state)
 
     assert_int_equal(mbc_cpu_restrict(0), 0);
     assert_string_equal(mbc_impl_name(MBC_ALG_RSA), "c");
+    assert_string_equal(mbc_impl_name(MBC_ALG_X25519), "c");
 
     /* Asking for features the CPU lacks adds nothing. */
     assert_true((mbc_cpu_restrict(~0ull) & ~detected) == 0);

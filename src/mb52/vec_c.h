@@ -5,7 +5,8 @@
  *
  * MBC_VEC_C_LANES (default 8) narrows the backend to the first lanes of
  * each row: with 2, kernels compute lanes 0 and 1 only, at a quarter of the
- * work, for lone requests (symbols name_c2). Rows stay 8 words in memory.
+ * work, for lone requests (symbols name_c2); with 1, lane 0 only (name_c1).
+ * Rows stay 8 words in memory.
  */
 #ifndef MBC_SRC_MB52_VEC_C_H
 #define MBC_SRC_MB52_VEC_C_H
@@ -33,8 +34,11 @@ typedef struct {
 #elif VW == 2
 #define MBC_KFN(name) mbc_##name##_c2
 #define MBC_VEC_NAME "c2"
+#elif VW == 1
+#define MBC_KFN(name) mbc_##name##_c1
+#define MBC_VEC_NAME "c1"
 #else
-#error "MBC_VEC_C_LANES must be 8 or 2"
+#error "MBC_VEC_C_LANES must be 8, 2 or 1"
 #endif
 
 #define VEC_MAP(expr)                                                                 \
@@ -81,6 +85,19 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
                  (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
     }
     return v_msan(r, acc, a, b);
+}
+/* v_madd52lohi: *lo = v_madd52lo(*lo, a, b) and *hi = v_madd52hi(*hi, a, b),
+ * from one 128-bit product per lane. */
+static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
+{
+    vec l, h;
+    for (int i = 0; i < VW; i++) {
+        const unsigned __int128 p = (unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52);
+        l.v[i] = lo->v[i] + ((uint64_t)p & M52);
+        h.v[i] = hi->v[i] + (uint64_t)(p >> 52);
+    }
+    *lo = v_msan(l, *lo, a, b);
+    *hi = v_msan(h, *hi, a, b);
 }
 static inline vec v_add(vec a, vec b)
 {

@@ -71,6 +71,13 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
     return v_msan(_mm512_madd52hi_epu64(acc, a, b), acc, a, b);
 }
+/* v_madd52lohi: *lo = v_madd52lo(*lo, a, b) and *hi = v_madd52hi(*hi, a, b)
+ * (one product on the portable backend). */
+static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
+{
+    *lo = v_madd52lo(*lo, a, b);
+    *hi = v_madd52hi(*hi, a, b);
+}
 static inline vec v_add(vec a, vec b) { return v_msan(_mm512_add_epi64(a, b), a, b, b); }
 static inline vec v_sub(vec a, vec b) { return v_msan(_mm512_sub_epi64(a, b), a, b, b); }
 static inline vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); }

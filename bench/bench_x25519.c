@@ -1,0 +1,375 @@
+/*
+ * bench_x25519.c - the X25519 workloads of mbc_bench.
+ *
+ * Material, built once per case: a pool of X25519_POOL requests, each an
+ * OpenSSL private key (random bytes) and a peer's public key (of another
+ * OpenSSL key), with OpenSSL's shared secret: derive requests are what a TLS
+ * server computes with a client's key share. Keygen makes a new key pair
+ * (random bytes from the OS and their public key), the server's own share.
+ *
+ * Checks while timing: every derive output is compared with OpenSSL's (a
+ * 32-byte memcmp); every keygen status is checked and its private key must
+ * be clamped, and one key pair in X25519_SAMPLE (mbcrypto's and OpenSSL's
+ * alike) has its public key recomputed by the other library and compared.
+ * Any difference aborts the case.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "bench.h"
+#include "ossl_x25519.h"
+
+#define X25519_POOL 32 /* requests; a multiple of MBC_LANES */
+#define X25519_SAMPLE 64
+#define LEN MBC_X25519_LEN
+
+static const char *const op_name[2] = {"derive", "keygen"};
+
+struct x25519_thread {
+    const x25519_case *c;
+    EVP_PKEY_CTX *derive[X25519_POOL]; /* derive contexts with their peer set */
+    EVP_PKEY_CTX *keygen;
+    uint8_t out[MBC_LANES][LEN], out2[MBC_LANES][LEN];
+    unsigned next, next8, sample;
+    /* x25519_run_mgr: K jobs and their outputs */
+    size_t cap_jobs;
+    mbc_job *jobs;
+    uint8_t (*job_out)[2][LEN];
+};
+
+struct x25519_case {
+    unsigned num_threads;
+    uint8_t priv[X25519_POOL][LEN], peer[X25519_POOL][LEN], shared[X25519_POOL][LEN];
+    struct x25519_thread *th[BENCH_MAX_THREADS];
+};
+
+static int ossl_fail(const char *what)
+{
+    bench_fail("OpenSSL: %s", what);
+    ERR_print_errors_fp(stderr);
+    return -1;
+}
+
+/* derive_ctx: OpenSSL's context for request e, ready for EVP_PKEY_derive. */
+static EVP_PKEY_CTX *derive_ctx(const x25519_case *c, unsigned e)
+{
+    EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, c->priv[e], LEN);
+    EVP_PKEY *p = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, c->peer[e], LEN);
+    EVP_PKEY_CTX *ctx = k != NULL ? EVP_PKEY_CTX_new(k, NULL) : NULL;
+    if (ctx == NULL || p == NULL || EVP_PKEY_derive_init(ctx) <= 0 ||
+        EVP_PKEY_derive_set_peer(ctx, p) <= 0) {
+        EVP_PKEY_CTX_free(ctx);
+        ctx = NULL;
+    }
+    EVP_PKEY_free(k);
+    EVP_PKEY_free(p);
+    return ctx;
+}
+
+void x25519_case_free(x25519_case *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
+        struct x25519_thread *th = c->th[t];
+        if (th == NULL) {
+            continue;
+        }
+        for (unsigned e = 0; e < X25519_POOL; e++) {
+            EVP_PKEY_CTX_free(th->derive[e]);
+        }
+        EVP_PKEY_CTX_free(th->keygen);
+        free(th->jobs);
+        free(th->job_out);
+        free(th);
+    }
+    free(c);
+}
+
+/* check_pair: priv is clamped and pub its public key, as the other library
+ * computes it (by: 0 mbcrypto made the pair, OpenSSL checks; 1 the other
+ * way round). */
+static int check_pair(const uint8_t *priv, const uint8_t *pub, int by, int full)
+{
+    uint8_t ref[LEN];
+    if ((priv[0] & 7) != 0 || (priv[31] & 0xC0) != 0x40) {
+        return by == 0 ? bench_fail("X25519 keygen: a private key is not clamped") : 0;
+    }
+    if (!full) {
+        return 0;
+    }
+    const int ok = by == 0 ? mbt_ossl_x25519_public(ref, priv) == 0
+                           : mbc_x25519_public_key(ref, priv) == MBC_OK;
+    if (!ok || memcmp(ref, pub, LEN) != 0) {
+        return bench_fail("X25519 keygen: a public key is not its private key's (%s)",
+                          by == 0 ? "mbcrypto" : "OpenSSL");
+    }
+    return 0;
+}
+
+/* mb8_call: one 8-lane call of op on requests e0..e0+7. */
+static mbc_status mb8_call(struct x25519_thread *th, unsigned op, unsigned e0)
+{
+    const x25519_case *c = th->c;
+    uint8_t *o[MBC_LANES], *o2[MBC_LANES];
+    const uint8_t *k[MBC_LANES], *u[MBC_LANES];
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        o[l] = th->out[l];
+        o2[l] = th->out2[l];
+        k[l] = c->priv[e0 + l];
+        u[l] = c->peer[e0 + l];
+        memset(th->out[l], 0, LEN);
+    }
+    return op == X25519_OP_DERIVE ? mbc_x25519_mb8(o, k, u, MBC_LANE_MASK_ALL)
+                                  : mbc_x25519_keygen_mb8(o, o2, MBC_LANE_MASK_ALL);
+}
+
+/* check_mb8: status and results of an 8-lane call on requests e0..e0+7;
+ * full: every key pair checked. */
+static int check_mb8(struct x25519_thread *th, unsigned op, unsigned e0, mbc_status st, int full)
+{
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if (mbc_lane_code(st, l) != MBC_LANE_OK) {
+            return bench_fail("X25519 %s, 8 lanes: lane %u returned %s", op_name[op], l,
+                              mbc_lane_code_str(mbc_lane_code(st, l)));
+        }
+        if (op == X25519_OP_DERIVE) {
+            if (memcmp(th->out[l], th->c->shared[e0 + l], LEN) != 0) {
+                return bench_fail("X25519 derive, 8 lanes: lane %u differs from OpenSSL", l);
+            }
+        } else if (check_pair(th->out[l], th->out2[l], 0,
+                              full || (l == 0 && ++th->sample % X25519_SAMPLE == 0)) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+x25519_case *x25519_case_new(const bench_opts *opts)
+{
+    x25519_case *c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        bench_fail("out of memory");
+        return NULL;
+    }
+    c->num_threads = opts->threads;
+    int rc = 0;
+    uint8_t other[LEN];
+    for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
+        if (RAND_bytes(c->priv[e], LEN) != 1 || RAND_bytes(other, LEN) != 1 ||
+            mbt_ossl_x25519_public(c->peer[e], other) != 0 ||
+            mbt_ossl_x25519(c->shared[e], c->priv[e], c->peer[e]) != 0) {
+            rc = ossl_fail("X25519 request setup failed");
+        }
+    }
+    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
+        struct x25519_thread *th = calloc(1, sizeof(*th));
+        c->th[t] = th;
+        if (th == NULL) {
+            rc = bench_fail("out of memory");
+            break;
+        }
+        th->c = c;
+        for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
+            th->derive[e] = derive_ctx(c, e);
+            rc = th->derive[e] != NULL ? 0 : ossl_fail("X25519 derive context");
+        }
+        th->keygen = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, NULL);
+        if (rc == 0 && (th->keygen == NULL || EVP_PKEY_keygen_init(th->keygen) <= 0)) {
+            rc = ossl_fail("X25519 keygen context");
+        }
+    }
+    /* One 8-lane call and one single call of each operation. */
+    for (unsigned op = 0; op < 2 && rc == 0; op++) {
+        struct x25519_thread *th = c->th[0];
+        rc = check_mb8(th, op, 0, mb8_call(th, op, 0), 1);
+        if (rc == 0) {
+            const mbc_err err = op == X25519_OP_DERIVE
+                                    ? mbc_x25519(th->out[0], c->priv[1], c->peer[1])
+                                    : mbc_x25519_keygen(th->out[0], th->out2[0]);
+            if (err != MBC_OK) {
+                rc = bench_fail("X25519 %s, single call: %s", op_name[op], mbc_err_str(err));
+            } else if (op == X25519_OP_DERIVE) {
+                rc = memcmp(th->out[0], c->shared[1], LEN) == 0
+                         ? 0
+                         : bench_fail("X25519 derive, single call: differs from OpenSSL");
+            } else {
+                rc = check_pair(th->out[0], th->out2[0], 0, 1);
+            }
+        }
+    }
+    if (rc != 0) {
+        x25519_case_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void *const *x25519_case_threads(const x25519_case *c)
+{
+    return (void *const *)c->th;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Run functions                                                             */
+/* ------------------------------------------------------------------------ */
+
+static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
+{
+    struct x25519_thread *th = ts;
+    const unsigned e0 = th->next8;
+    th->next8 = (th->next8 + MBC_LANES) % X25519_POOL;
+    const mbc_status st = mb8_call(th, op, e0);
+    *t_done = bench_now_ns();
+    return check_mb8(th, op, e0, st, 0) != 0 ? -1 : MBC_LANES;
+}
+
+static int unit_single(void *ts, unsigned op, uint64_t *t_done)
+{
+    struct x25519_thread *th = ts;
+    const x25519_case *c = th->c;
+    const unsigned e = th->next;
+    th->next = (th->next + 1) % X25519_POOL;
+    memset(th->out[0], 0, LEN);
+    const mbc_err err = op == X25519_OP_DERIVE ? mbc_x25519(th->out[0], c->priv[e], c->peer[e])
+                                               : mbc_x25519_keygen(th->out[0], th->out2[0]);
+    *t_done = bench_now_ns();
+    if (err != MBC_OK) {
+        return bench_fail("X25519 %s, single call: %s", op_name[op], mbc_err_str(err));
+    }
+    if (op == X25519_OP_DERIVE) {
+        return memcmp(th->out[0], c->shared[e], LEN) == 0
+                   ? 1
+                   : bench_fail("X25519 derive, single call: differs from OpenSSL");
+    }
+    return check_pair(th->out[0], th->out2[0], 0, ++th->sample % X25519_SAMPLE == 0) != 0 ? -1 : 1;
+}
+
+/* unit_ossl: one OpenSSL operation: EVP_PKEY_derive on a prepared context
+ * (the same request pool), or EVP_PKEY_keygen with both keys read out as
+ * bytes (what mbcrypto's keygen returns). */
+static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
+{
+    struct x25519_thread *th = ts;
+    const unsigned e = th->next;
+    th->next = (th->next + 1) % X25519_POOL;
+    size_t len = LEN, len2 = LEN;
+    int ok;
+    if (op == X25519_OP_DERIVE) {
+        ok = EVP_PKEY_derive(th->derive[e], th->out[0], &len) > 0;
+    } else {
+        EVP_PKEY *k = NULL;
+        ok = EVP_PKEY_keygen(th->keygen, &k) > 0 &&
+             EVP_PKEY_get_raw_private_key(k, th->out[0], &len) > 0 &&
+             EVP_PKEY_get_raw_public_key(k, th->out2[0], &len2) > 0;
+        EVP_PKEY_free(k);
+    }
+    *t_done = bench_now_ns();
+    if (!ok || len != LEN || len2 != LEN) {
+        return ossl_fail(op == X25519_OP_DERIVE ? "X25519 derive failed" : "X25519 keygen failed");
+    }
+    if (op == X25519_OP_DERIVE) {
+        return memcmp(th->out[0], th->c->shared[e], LEN) == 0
+                   ? 1
+                   : bench_fail("X25519 derive: OpenSSL's result changed");
+    }
+    return check_pair(th->out[0], th->out2[0], 1, ++th->sample % X25519_SAMPLE == 0) != 0 ? -1 : 1;
+}
+
+int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
+{
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_mb8);
+}
+
+int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out)
+{
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_single);
+}
+
+int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
+{
+    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_ossl);
+}
+
+/* jobs_setup: k jobs of op in th, job j on request j % X25519_POOL. */
+static int jobs_setup(struct x25519_thread *th, unsigned op, size_t k)
+{
+    if (th->cap_jobs < k) {
+        free(th->jobs);
+        free(th->job_out);
+        th->jobs = calloc(k, sizeof(*th->jobs));
+        th->job_out = calloc(k, sizeof(*th->job_out));
+        th->cap_jobs = th->jobs != NULL && th->job_out != NULL ? k : 0;
+        if (th->cap_jobs == 0) {
+            return bench_fail("out of memory");
+        }
+    }
+    for (size_t j = 0; j < k; j++) {
+        const unsigned e = (unsigned)(j % X25519_POOL);
+        mbc_job *job = &th->jobs[j];
+        memset(job, 0, sizeof(*job));
+        job->op = op == X25519_OP_DERIVE ? MBC_OP_X25519_DERIVE : MBC_OP_X25519_KEYGEN;
+        job->out = th->job_out[j][0];
+        job->out_len = LEN;
+        if (op == X25519_OP_DERIVE) {
+            job->in = th->c->priv[e];
+            job->in_len = LEN;
+            job->in2 = th->c->peer[e];
+            job->in2_len = LEN;
+        } else {
+            job->out2 = th->job_out[j][1];
+            job->out2_len = LEN;
+        }
+    }
+    return 0;
+}
+
+static void job_prep(void *ctx, mbc_job *job)
+{
+    (void)ctx;
+    memset(job->out, 0, LEN);
+}
+
+static int job_check(void *ctx, const mbc_job *job)
+{
+    struct x25519_thread *th = ctx;
+    const size_t j = (size_t)(job - th->jobs);
+    const int derive = job->op == MBC_OP_X25519_DERIVE;
+    if (job->status != MBC_OK) {
+        return bench_fail("X25519 %s, manager: job %zu completed with %s",
+                          derive ? "derive" : "keygen", j, mbc_err_str(job->status));
+    }
+    if (derive) {
+        return memcmp(job->out, th->c->shared[j % X25519_POOL], LEN) == 0
+                   ? 0
+                   : bench_fail("X25519 derive, manager: job %zu differs from OpenSSL", j);
+    }
+    return check_pair(job->out, job->out2, 0, ++th->sample % X25519_SAMPLE == 0);
+}
+
+int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
+{
+    struct x25519_thread *th = ts;
+    const rsa_arg *a = arg;
+    if (jobs_setup(th, a->op, a->k) != 0) {
+        return -1;
+    }
+    const bench_mgr_jobs w = {"X25519", th->jobs, a->k, th, job_prep, job_check};
+    return bench_mgr_loop(&w, seconds, out);
+}
+
+int x25519_check_mgr(x25519_case *c, unsigned op)
+{
+    struct x25519_thread *th = c->th[0];
+    if (jobs_setup(th, op, 1) != 0) {
+        return -1;
+    }
+    const bench_mgr_jobs w = {"X25519", th->jobs, 1, th, job_prep, job_check};
+    th->sample = X25519_SAMPLE - 1; /* job_check compares this key pair with OpenSSL */
+    return bench_mgr_one(&w);
+}

@@ -1,0 +1,295 @@
+/*
+ * fe.h - arithmetic mod p = 2^255 - 19 on 8-lane mb52 vectors, written once
+ * against vec.h and instantiated in each X25519 kernel object (_ifma, _c,
+ * _c1). One field element per lane: fe.d[j] holds digit j (bits 52j..52j+51)
+ * of the 8 lanes' values. Everything is lane-wise: no branch or address ever
+ * depends on a value.
+ *
+ * Radix 2^52, 5 digits (260 bits): the radix IFMA multiplies in. The 5 bits
+ * of headroom above 2^255 absorb carries, and 2^260 = 32 * 2^255 = 32 * 19
+ * = 608 (mod p) folds the high half of a product back with a multiply-add by
+ * 608. vpmadd52luq/huq use only the low 52 bits of each operand, so every
+ * digit entering a multiply must be below 2^52; there is no headroom inside
+ * a digit, and every add and subtract ends with a carry.
+ *
+ * Two forms, by their bounds:
+ *   L ("loose"):   every digit < 2^52, so the value is < 2^260. What the
+ *                  multiplies accept.
+ *   F ("carried"): digits 0..3 < 2^52 and digit 4 <= 2^47, so the value is
+ *                  < 2^255 + 2^208. What every function here returns (F is
+ *                  inside L). Values are congruent mod p, not reduced; only
+ *                  fe_canon gives the unique representative below p.
+ */
+#ifndef MBC_SRC_X25519_FE_H
+#define MBC_SRC_X25519_FE_H
+
+#include "../mb52/arith.h"
+
+#define FE_DIGITS 5
+#define FE_M47 ((1ull << 47) - 1)
+
+/* FE_OP: the linkage of the operations that carry. Sanitizer builds check
+ * correctness, not speed: there they stay calls (inlined into every ladder
+ * step and instrumented, they took clang over 4 minutes per object). */
+#if defined(MB52_SANITIZED)
+#define FE_OP static __attribute__((noinline))
+#else
+#define FE_OP MB52_INLINE
+#endif
+
+typedef struct {
+    vec d[FE_DIGITS];
+} fe;
+
+MB52_INLINE fe fe_load(const mb52_row *r)
+{
+    fe a;
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_load(r[j]);
+    }
+    return a;
+}
+
+MB52_INLINE void fe_store(mb52_row *r, fe a)
+{
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        v_store(r[j], a.d[j]);
+    }
+}
+
+/* fe_small: the constant x < 2^52 in every lane (F). */
+MB52_INLINE fe fe_small(uint64_t x)
+{
+    fe a;
+    a.d[0] = v_set1(x);
+    for (unsigned j = 1; j < FE_DIGITS; j++) {
+        a.d[j] = v_zero();
+    }
+    return a;
+}
+
+/* fe_const: the single-lane constant c (5 digits < 2^52) in every lane. */
+MB52_INLINE fe fe_const(const uint64_t c[FE_DIGITS])
+{
+    fe a;
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_set1(c[j]);
+    }
+    return a;
+}
+
+/* fe_blend: lanes of m take b, the others a. */
+MB52_INLINE fe fe_blend(vmask m, fe a, fe b)
+{
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_blend(m, a.d[j], b.d[j]);
+    }
+    return a;
+}
+
+/*
+ * fe_carry: r with its carries propagated, into F. Pre: every digit < 2^63.
+ * Order: digit 3 into 4; bits 255 and up of digit 4 (c < 2^17) come back as
+ * 19 c into digit 0; then 0 -> 1 -> 2 -> 3 -> 4. Digit 3 takes a carry of at
+ * most 2^12 at the end, so digit 4 gets at most 1 and stays <= 2^47: no
+ * second pass. 1 multiply-add (19 c, exact: 19 c < 2^22), 17 other ops.
+ */
+MB52_INLINE fe fe_carry(fe r)
+{
+    const vec m52 = v_set1(MB52_MASK);
+    r.d[4] = v_add(r.d[4], v_srl52(r.d[3]));
+    r.d[3] = v_and(r.d[3], m52);
+    r.d[0] = v_madd52lo(r.d[0], v_srl(r.d[4], 47), v_set1(19));
+    r.d[4] = v_and(r.d[4], v_set1(FE_M47));
+    for (unsigned j = 0; j < FE_DIGITS - 1; j++) {
+        r.d[j + 1] = v_add(r.d[j + 1], v_srl52(r.d[j]));
+        r.d[j] = v_and(r.d[j], m52);
+    }
+    return r;
+}
+
+/*
+ * fe_reduce: the 10 product columns t (t[c] < 2^56, sum t[c] 2^(52c) < 2^520)
+ * folded to 5 digits and carried into F.
+ *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 < 2^52 as well, since
+ *     2^260 H <= a b < 2^520), as madd52 needs operands below 2^52.
+ *  2. 2^260 = 608: digit j gets lo52(608 h_(j+5)), digit j+1 gets
+ *     hi52(608 h_(j+5)); hi52(608 h9) < 608 belongs to 2^260 again and goes
+ *     into digit 4 shifted by 52 (< 2^62), left to fe_carry's fold at bit 255.
+ *  Digits before the carry: < 10 * 2^52 + 608, digit 4 < 2^62 + 2^56.
+ * 10 + 1 multiply-adds (with fe_carry's), 12 + 2 + 17 other ops.
+ */
+FE_OP fe fe_reduce(vec t[10])
+{
+    const vec m52 = v_set1(MB52_MASK);
+    const vec c608 = v_set1(608);
+    for (unsigned c = 5; c < 9; c++) {
+        t[c + 1] = v_add(t[c + 1], v_srl52(t[c]));
+        t[c] = v_and(t[c], m52);
+    }
+    fe r;
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        r.d[j] = v_madd52lo(t[j], t[j + 5], c608);
+    }
+    for (unsigned j = 0; j + 1 < FE_DIGITS; j++) {
+        r.d[j + 1] = v_madd52hi(r.d[j + 1], t[j + 5], c608);
+    }
+    r.d[4] = v_add(r.d[4], v_sll(v_madd52hi(v_zero(), t[9], c608), 52));
+    return fe_carry(r);
+}
+
+/*
+ * fe_mul: a b mod p. Pre: a, b in L. Post: F.
+ * Schoolbook columns: column c sums at most 9 halves of 52 bits (< 2^56).
+ * 50 + 11 = 61 multiply-adds.
+ */
+FE_OP fe fe_mul(fe a, fe b)
+{
+    vec t[10];
+    for (unsigned c = 0; c < 10; c++) {
+        t[c] = v_zero();
+    }
+    for (unsigned i = 0; i < FE_DIGITS; i++) {
+        for (unsigned j = 0; j < FE_DIGITS; j++) {
+            v_madd52lohi(&t[i + j], &t[i + j + 1], a.d[i], b.d[j]);
+        }
+    }
+    return fe_reduce(t);
+}
+
+/*
+ * fe_sqr: a^2 mod p, the same digits as fe_mul(a, a): the 10 cross products
+ * once, doubled, then the 5 squares. Pre: L. Post: F.
+ * Columns as in fe_mul (< 2^56). 30 + 11 = 41 multiply-adds.
+ */
+FE_OP fe fe_sqr(fe a)
+{
+    vec t[10];
+    for (unsigned c = 0; c < 10; c++) {
+        t[c] = v_zero();
+    }
+    for (unsigned i = 0; i < FE_DIGITS; i++) {
+        for (unsigned j = i + 1; j < FE_DIGITS; j++) {
+            v_madd52lohi(&t[i + j], &t[i + j + 1], a.d[i], a.d[j]);
+        }
+    }
+    for (unsigned c = 1; c < 9; c++) {
+        t[c] = v_add(t[c], t[c]);
+    }
+    for (unsigned i = 0; i < FE_DIGITS; i++) {
+        v_madd52lohi(&t[2 * i], &t[2 * i + 1], a.d[i], a.d[i]);
+    }
+    return fe_reduce(t);
+}
+
+/* fe_sqr_n: a^(2^n), n >= 1 (public). */
+MB52_INLINE fe fe_sqr_n(fe a, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        a = fe_sqr(a);
+    }
+    return a;
+}
+
+/*
+ * fe_mul_small: a c mod p for a constant 0 < c < 2^40. Pre: a in L. Post: F.
+ * Digits: lo52(a_j c) + hi52(a_(j-1) c) < 2^53; hi52(a4 c) (< c) belongs to
+ * 2^260 and comes back as 608 times itself into digit 0 (608 c < 2^52, so
+ * the multiply-add is exact).
+ * 5 + 5 + 1 + 1 = 12 multiply-adds.
+ */
+FE_OP fe fe_mul_small(fe a, uint64_t c)
+{
+    const vec cv = v_set1(c);
+    fe r;
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        r.d[j] = v_madd52lo(v_zero(), a.d[j], cv);
+    }
+    for (unsigned j = 0; j + 1 < FE_DIGITS; j++) {
+        r.d[j + 1] = v_madd52hi(r.d[j + 1], a.d[j], cv);
+    }
+    r.d[0] = v_madd52lo(r.d[0], v_madd52hi(v_zero(), a.d[4], cv), v_set1(608));
+    return fe_carry(r);
+}
+
+/* fe_add: a + b mod p. Pre: a, b in L (digits sum < 2^53). Post: F. */
+FE_OP fe fe_add(fe a, fe b)
+{
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_add(a.d[j], b.d[j]);
+    }
+    return fe_carry(a);
+}
+
+/*
+ * fe_sub: a - b mod p, computed as a + 2p - b with 2p = 2^256 - 38 written
+ * in digits that are each at least b's: 2^53 - 38, 2^53 - 2 (three times),
+ * 2^48 - 2 (digit 4 of an F value is <= 2^47). Pre: a in L, b in F. The
+ * digits stay non-negative and < 2^54. Post: F.
+ */
+FE_OP fe fe_sub(fe a, fe b)
+{
+    static const uint64_t two_p[FE_DIGITS] = {
+        (1ull << 53) - 38, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 48) - 2,
+    };
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_sub(v_add(a.d[j], v_set1(two_p[j])), b.d[j]);
+    }
+    return fe_carry(a);
+}
+
+/*
+ * fe_canon: the representative of a below p. Pre: F. Bits 255 and up of a
+ * (0 or 1) come back as 19, which leaves a value below 2^255 + 19 < 2p;
+ * then a >= p exactly when a + 19 reaches 2^255, and a - p is a + 19 with
+ * bit 255 cleared. 1 multiply-add.
+ */
+MB52_INLINE fe fe_canon(fe a)
+{
+    const vec m52 = v_set1(MB52_MASK);
+    a.d[0] = v_madd52lo(a.d[0], v_srl(a.d[4], 47), v_set1(19));
+    a.d[4] = v_and(a.d[4], v_set1(FE_M47));
+    fe t = a;
+    t.d[0] = v_add(t.d[0], v_set1(19));
+    for (unsigned j = 0; j < FE_DIGITS - 1; j++) {
+        a.d[j + 1] = v_add(a.d[j + 1], v_srl52(a.d[j]));
+        a.d[j] = v_and(a.d[j], m52);
+        t.d[j + 1] = v_add(t.d[j + 1], v_srl52(t.d[j]));
+        t.d[j] = v_and(t.d[j], m52);
+    }
+    const vmask ge = v_nonzero(v_srl(t.d[4], 47));
+    t.d[4] = v_and(t.d[4], v_set1(FE_M47));
+    return fe_blend(ge, a, t);
+}
+
+/*
+ * fe_inv: a^(p-2) = a^-1 mod p (0 for a = 0 mod p), the usual chain of 254
+ * squarings and 11 multiplies. Pre: L. Post: F.
+ */
+MB52_INLINE fe fe_inv(fe a)
+{
+    const fe z2 = fe_sqr(a);                                 /* 2 */
+    const fe z9 = fe_mul(fe_sqr_n(z2, 2), a);                /* 9 */
+    const fe z11 = fe_mul(z9, z2);                           /* 11 */
+    const fe z5_0 = fe_mul(fe_sqr(z11), z9);                 /* 2^5 - 1 */
+    const fe z10_0 = fe_mul(fe_sqr_n(z5_0, 5), z5_0);        /* 2^10 - 1 */
+    const fe z20_0 = fe_mul(fe_sqr_n(z10_0, 10), z10_0);     /* 2^20 - 1 */
+    const fe z40_0 = fe_mul(fe_sqr_n(z20_0, 20), z20_0);     /* 2^40 - 1 */
+    const fe z50_0 = fe_mul(fe_sqr_n(z40_0, 10), z10_0);     /* 2^50 - 1 */
+    const fe z100_0 = fe_mul(fe_sqr_n(z50_0, 50), z50_0);    /* 2^100 - 1 */
+    const fe z200_0 = fe_mul(fe_sqr_n(z100_0, 100), z100_0); /* 2^200 - 1 */
+    const fe z250_0 = fe_mul(fe_sqr_n(z200_0, 50), z50_0);   /* 2^250 - 1 */
+    return fe_mul(fe_sqr_n(z250_0, 5), z11);                 /* 2^255 - 21 */
+}
+
+/* fe_nonzero: lanes whose a (canonical) is not 0. */
+MB52_INLINE vmask fe_nonzero(fe a)
+{
+    vec acc = a.d[0];
+    for (unsigned j = 1; j < FE_DIGITS; j++) {
+        acc = v_or(acc, a.d[j]);
+    }
+    return v_nonzero(acc);
+}
+
+#endif /* MBC_SRC_X25519_FE_H */

@@ -1,0 +1,244 @@
+/*
+ * x25519_kern.c - X25519 kernels on mb52 rows, compiled once per backend:
+ * with MBC_VEC_IFMA=1 and the AVX-512 IFMA flags (symbols _ifma), portable
+ * (_c, 8 lanes) and portable on lane 0 only (_c1, a lone request). All
+ * compute identical digits. Field arithmetic: fe.h.
+ *
+ * Both kernels run the same sequence of operations for every scalar and
+ * every u: the scalar only flows into masks and blends (the ladder's
+ * conditional swaps, the table scans' selections), never into a branch or an
+ * address.
+ *
+ * Multiply-adds per call (counted from fe.h: multiply 61, square 41, times
+ * a24 12, add/subtract 1 each, inversion 254 x 41 + 11 x 61 = 11,085):
+ *  - ladder step: 5 multiplies, 4 squares, 1 times a24, 8 adds/subtracts:
+ *    305 + 164 + 12 + 8 = 489; the ladder (255 steps, inversion, the last
+ *    multiply and fe_canon) 124,695 + 11,085 + 62 = 135,842.
+ *  - fixed base: 64 table additions of 7 multiplies and 8 adds/subtracts
+ *    (the negation of a selected entry included), 435 each; 4 doublings of
+ *    4 squares, 4 multiplies and 7 adds/subtracts, 415 each; then
+ *    u = (Z + Y) / (Z - Y): 27,840 + 1,660 + 11,085 + 64 = 40,649.
+ * (Both totals were also counted by running the kernels on a counting
+ * backend.)
+ * Each zmm multiply-add serves 8 requests.
+ */
+#include "../internal.h"
+#include "fe.h"
+#include "x25519_kern.h"
+
+/* Kernel calls of this backend: lets a test prove the dispatched kernel ran. */
+_Atomic unsigned long MBC_KFN(x25519_kern_hits);
+
+#define A24 121665 /* (486662 - 2) / 4 */
+
+/* ------------------------------------------------------------------------ */
+/* The Montgomery ladder (RFC 7748 section 5)                                */
+/* ------------------------------------------------------------------------ */
+
+/* cswap: (a, b) = (b, a) in the lanes of m. */
+MB52_INLINE void cswap(vmask m, fe *a, fe *b)
+{
+    const fe t = *a;
+    *a = fe_blend(m, *a, *b);
+    *b = fe_blend(m, *b, t);
+}
+
+/*
+ * ladder_step: (x2 : z2) = 2 (x2 : z2) and (x3 : z3) = (x2 : z2) + (x3 : z3),
+ * whose difference has u = x1 (RFC 7748's formulas). Every value stays in F.
+ */
+MB52_INLINE void ladder_step(fe *x2, fe *z2, fe *x3, fe *z3, fe x1)
+{
+    const fe a = fe_add(*x2, *z2);
+    const fe b = fe_sub(*x2, *z2);
+    const fe c = fe_add(*x3, *z3);
+    const fe d = fe_sub(*x3, *z3);
+    const fe aa = fe_sqr(a);
+    const fe bb = fe_sqr(b);
+    const fe da = fe_mul(d, a);
+    const fe cb = fe_mul(c, b);
+    const fe e = fe_sub(aa, bb);
+    *x3 = fe_sqr(fe_add(da, cb));
+    *z3 = fe_mul(x1, fe_sqr(fe_sub(da, cb)));
+    *x2 = fe_mul(aa, bb);
+    *z2 = fe_mul(e, fe_add(aa, fe_mul_small(e, A24)));
+}
+
+/* finish: out = canonical x / z, and the lanes where it is not 0. */
+static void finish(struct x25519_args *a, fe x, fe z)
+{
+    const fe r = fe_canon(fe_mul(x, fe_inv(z)));
+    fe_store(a->out, r);
+    a->nonzero = vm_bits(fe_nonzero(r));
+}
+
+void MBC_KFN(x25519_ladder)(struct x25519_args *a)
+{
+    MBC_KFN(x25519_kern_hits)++;
+    const fe x1 = fe_load(a->u);
+    fe x2 = fe_small(1), z2 = fe_small(0), x3 = x1, z3 = fe_small(1);
+    vec swap = v_zero();
+    /* 255 steps over bits 254..0 of the clamped scalar; the swap of each
+     * step is the xor of its bit and the previous one. */
+    for (unsigned t = 255; t-- > 0;) {
+        const vec bit = mb52_window(a->scalar, X25519_DIGITS, t, 1);
+        const vmask m = v_nonzero(v_xor(swap, bit));
+        swap = bit;
+        cswap(m, &x2, &x3);
+        cswap(m, &z2, &z3);
+        ladder_step(&x2, &z2, &x3, &z3, x1);
+    }
+    const vmask m = v_nonzero(swap);
+    cswap(m, &x2, &x3);
+    cswap(m, &z2, &z3);
+    finish(a, x2, z2);
+    mbc_memzero(&x2, sizeof(x2));
+    mbc_memzero(&z2, sizeof(z2));
+    mbc_memzero(&x3, sizeof(x3));
+    mbc_memzero(&z3, sizeof(z3));
+    mbc_memzero(&swap, sizeof(swap));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fixed base: edwards25519, signed 4-bit digits, mbc_x25519_table            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The scalar s (< 2^255) is written as s = sum e_i 16^i, i < 64, with
+ * -8 <= e_i < 8 (e_63 in 0..8), and s B = 16 (sum over odd i of e_i 16^(i-1)
+ * B) + sum over even i of e_i 16^i B on edwards25519, where every 16^(2m) B
+ * multiple comes from row m of the table: 64 additions of a selected entry
+ * and 4 doublings. The twisted Edwards formulas (a = -1, d not a square) are
+ * complete: no input is exceptional, the identity included. s B is never the
+ * identity for a clamped scalar (8 <= s / 8 < 2^252 < the order of B), so
+ * Z - Y is invertible; a scalar of 0 would give u = 0, as the ladder does.
+ */
+
+/* ge: a point in extended coordinates: x = X / Z, y = Y / Z, x y = T / Z. */
+struct ge {
+    fe x, y, z, t;
+};
+
+/* niels: an affine point as (y + x, y - x, 2 d x y). */
+struct niels {
+    fe ypx, ymx, xy2d;
+};
+
+/*
+ * select_niels: e (-8..8 per lane) times row m's point, read by a scan of
+ * all 8 entries (every lane reads every entry; a lane keeps the one its
+ * |e| names, or the identity (1, 1, 0) for 0), negated where e < 0: y + x
+ * and y - x trade places and 2 d x y changes sign.
+ */
+MB52_INLINE struct niels select_niels(unsigned m, vec e)
+{
+    const vec sign = v_sra63(e);
+    const vec mag = v_sub(v_xor(e, sign), sign);
+    struct niels q = {fe_small(1), fe_small(1), fe_small(0)};
+    for (unsigned j = 0; j < 8; j++) {
+        const vmask hit = v_eq(mag, v_set1(j + 1));
+        q.ypx = fe_blend(hit, q.ypx, fe_const(mbc_x25519_table[m][j][0]));
+        q.ymx = fe_blend(hit, q.ymx, fe_const(mbc_x25519_table[m][j][1]));
+        q.xy2d = fe_blend(hit, q.xy2d, fe_const(mbc_x25519_table[m][j][2]));
+    }
+    const vmask neg = v_nonzero(sign);
+    const fe ypx = q.ypx;
+    q.ypx = fe_blend(neg, q.ypx, q.ymx);
+    q.ymx = fe_blend(neg, q.ymx, ypx);
+    q.xy2d = fe_blend(neg, q.xy2d, fe_sub(fe_small(0), q.xy2d));
+    return q;
+}
+
+/* ge_add: p + q (mixed addition, "madd-2008-hwcd-3"): 7 multiplies. */
+MB52_INLINE struct ge ge_add(struct ge p, struct niels q)
+{
+    const fe a = fe_mul(fe_sub(p.y, p.x), q.ymx);
+    const fe b = fe_mul(fe_add(p.y, p.x), q.ypx);
+    const fe c = fe_mul(p.t, q.xy2d);
+    const fe d = fe_add(p.z, p.z);
+    const fe e = fe_sub(b, a), f = fe_sub(d, c), g = fe_add(d, c), h = fe_add(b, a);
+    return (struct ge){fe_mul(e, f), fe_mul(g, h), fe_mul(f, g), fe_mul(e, h)};
+}
+
+/* ge_dbl: 2 p ("dbl-2008-hwcd" with a = -1): 4 squares, 4 multiplies. */
+MB52_INLINE struct ge ge_dbl(struct ge p)
+{
+    const fe a = fe_sqr(p.x);
+    const fe b = fe_sqr(p.y);
+    const fe zz = fe_sqr(p.z);
+    const fe c = fe_add(zz, zz);
+    const fe ab = fe_add(a, b);
+    const fe e = fe_sub(fe_sqr(fe_add(p.x, p.y)), ab); /* 2 x y */
+    const fe g = fe_sub(b, a);                         /* y^2 - x^2 */
+    const fe f = fe_sub(g, c);
+    const fe h = fe_sub(fe_small(0), ab);
+    return (struct ge){fe_mul(e, f), fe_mul(g, h), fe_mul(f, g), fe_mul(e, h)};
+}
+
+void MBC_KFN(x25519_base)(struct x25519_args *a)
+{
+    MBC_KFN(x25519_kern_hits)++;
+    /* signed digits: e = nibble + carry; a digit of 8 or more borrows 16
+     * from the next one */
+    vec e[64];
+    vec carry = v_zero();
+    for (unsigned i = 0; i < 63; i++) {
+        const vec x = v_add(mb52_window(a->scalar, X25519_DIGITS, 4 * i, 4), carry);
+        carry = v_srl(v_add(x, v_set1(8)), 4);
+        e[i] = v_sub(x, v_sll(carry, 4));
+    }
+    e[63] = v_add(mb52_window(a->scalar, X25519_DIGITS, 252, 4), carry);
+
+    struct ge p = {fe_small(0), fe_small(1), fe_small(1), fe_small(0)};
+    for (unsigned i = 1; i < 64; i += 2) {
+        p = ge_add(p, select_niels(i / 2, e[i]));
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        p = ge_dbl(p);
+    }
+    for (unsigned i = 0; i < 64; i += 2) {
+        p = ge_add(p, select_niels(i / 2, e[i]));
+    }
+    /* u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y) */
+    finish(a, fe_add(p.z, p.y), fe_sub(p.z, p.y));
+    mbc_memzero(e, sizeof(e));
+    mbc_memzero(&carry, sizeof(carry));
+    mbc_memzero(&p, sizeof(p));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The field operations, for the tests                                       */
+/* ------------------------------------------------------------------------ */
+
+void MBC_KFN(x25519_fe_op)(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b)
+{
+    const fe x = fe_load(a), y = fe_load(b);
+    fe z;
+    switch (op) {
+    case X25519_FE_MUL:
+        z = fe_mul(x, y);
+        break;
+    case X25519_FE_SQR:
+        z = fe_sqr(x);
+        break;
+    case X25519_FE_MUL_A24:
+        z = fe_mul_small(x, A24);
+        break;
+    case X25519_FE_ADD:
+        z = fe_add(x, y);
+        break;
+    case X25519_FE_SUB:
+        z = fe_sub(x, y);
+        break;
+    case X25519_FE_CARRY:
+        z = fe_carry(x);
+        break;
+    case X25519_FE_CANON:
+        z = fe_canon(x);
+        break;
+    default:
+        z = fe_inv(x);
+        break;
+    }
+    fe_store(r, z);
+}

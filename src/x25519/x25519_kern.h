@@ -1,0 +1,106 @@
+/*
+ * x25519_kern.h - the interface between the X25519 glue (x25519.c, baseline
+ * code) and the X25519 kernels (x25519_kern.c, compiled once per backend:
+ * _ifma, _c and _c1). Numbers are 5 mb52 rows (see mb52.h), 64-byte aligned,
+ * digits < 2^52.
+ */
+#ifndef MBC_SRC_X25519_X25519_KERN_H
+#define MBC_SRC_X25519_X25519_KERN_H
+
+#include "../mb52/mb52.h"
+
+#define X25519_DIGITS 5
+
+/*
+ * x25519_args: one batch, one request per lane.
+ *  scalar  clamped scalars (secret), 5 rows, each lane < 2^255
+ *  u       (x25519_ladder only) peer u-coordinates, 5 rows, each lane < 2^255
+ *          (not necessarily below p: the arithmetic is mod p)
+ *  out     5 rows: the results, fully reduced (< p)
+ *  nonzero output: the lanes whose result is not 0 (derive: a zero result
+ *          means a low-order peer point)
+ * Lanes nobody uses compute on whatever their rows hold (zeros from the
+ * glue); lanes never mix.
+ */
+struct x25519_args {
+    const mb52_row *scalar;
+    const mb52_row *u;
+    mb52_row *out;
+    unsigned nonzero;
+};
+
+typedef void x25519_kern_fn(struct x25519_args *a);
+
+/*
+ * mbc_x25519_impl: one X25519 implementation, as dispatch selects it.
+ *  ladder, base          the batch kernels (up to 8 requests, packed in slots):
+ *                        the Montgomery ladder on u, the fixed-base public key
+ *  ladder_one, base_one  the same for a lone request (slot 0 only): the
+ *                        cheapest single-request kernel
+ *  ladder_one_by_one, base_one_by_one  up to this many requests of a call run
+ *                        one by one on the single-request kernels (n single
+ *                        runs measured faster than one shared pass)
+ */
+struct mbc_x25519_impl {
+    const char *name;
+    x25519_kern_fn *ladder;
+    x25519_kern_fn *base;
+    x25519_kern_fn *ladder_one;
+    x25519_kern_fn *base_one;
+    unsigned ladder_one_by_one;
+    unsigned base_one_by_one;
+};
+
+/* mbc_x25519_impl_c: the portable implementation (every CPU). */
+extern const struct mbc_x25519_impl mbc_x25519_impl_c;
+
+/* mbc_x25519_impl_for: the fastest implementation features allow. */
+const struct mbc_x25519_impl *mbc_x25519_impl_for(uint64_t features);
+
+/*
+ * The kernels of each backend: x25519_ladder computes out = X25519(scalar,
+ * u) (RFC 7748: 255 ladder steps, bits 254 down to 0), x25519_base out =
+ * X25519(scalar, 9) by a fixed-base method (see x25519_kern.c). _c1 computes
+ * lane 0 only. Each call adds 1 to its backend's counter (for the tests that
+ * prove which kernel ran).
+ */
+void mbc_x25519_ladder_c(struct x25519_args *a);
+void mbc_x25519_base_c(struct x25519_args *a);
+void mbc_x25519_ladder_c1(struct x25519_args *a);
+void mbc_x25519_base_c1(struct x25519_args *a);
+void mbc_x25519_ladder_ifma(struct x25519_args *a);
+void mbc_x25519_base_ifma(struct x25519_args *a);
+extern _Atomic unsigned long mbc_x25519_kern_hits_c;
+extern _Atomic unsigned long mbc_x25519_kern_hits_c1;
+extern _Atomic unsigned long mbc_x25519_kern_hits_ifma;
+
+/*
+ * mbc_x25519_table: the fixed-base table of x25519_base (x25519_table.c,
+ * made by tools/gen_x25519_table.py): [i][j] = (j + 1) 256^i B on
+ * edwards25519 (B maps to u = 9), affine, as (y + x, y - x, 2 d x y), each
+ * fully reduced in 5 digits of 52 bits. 30 KiB, shared by every backend.
+ */
+extern const uint64_t mbc_x25519_table[32][8][3][X25519_DIGITS];
+
+/*
+ * The field operations of src/x25519/fe.h as one entry per backend, for the
+ * _c / _ifma digit-equality tests: r = op(a, b) on 5 rows (b unused by the
+ * one-operand ops). Pre- and postconditions are those of fe.h: MUL, SQR,
+ * MUL_A24 (times 121665), INV take L inputs (digits < 2^52); ADD takes L;
+ * SUB an L minuend and an F subtrahend; CARRY digits < 2^63; CANON F.
+ */
+enum x25519_fe_op {
+    X25519_FE_MUL,
+    X25519_FE_SQR,
+    X25519_FE_MUL_A24,
+    X25519_FE_ADD,
+    X25519_FE_SUB,
+    X25519_FE_CARRY,
+    X25519_FE_CANON,
+    X25519_FE_INV,
+    X25519_FE_NUM_OPS
+};
+void mbc_x25519_fe_op_c(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
+void mbc_x25519_fe_op_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
+
+#endif /* MBC_SRC_X25519_X25519_KERN_H */
