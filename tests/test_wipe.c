@@ -969,12 +969,156 @@ static void test_gcm(void **state)
     mbc_cpu_restrict(~0ull);
 }
 
+/* ------------------------------------------------------------------------ */
+/* X25519                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct x25519_arg {
+    unsigned mask;
+    uint8_t k[8][32], u[8][32], out[8][32], priv[8][32];
+};
+
+/* x25519_needles: the clamped scalars (little-endian bytes, and the 52-bit
+ * digits of their values) and the shared secrets of every lane. */
+static void x25519_needles(struct x25519_arg *x, int with_secret)
+{
+    needles_reset();
+    for (unsigned l = 0; l < 8; l++) {
+        uint8_t be[32];
+        uint8_t c[32];
+        memcpy(c, x->k[l], 32);
+        c[0] &= 248;
+        c[31] = (uint8_t)((c[31] & 127) | 64);
+        for (unsigned i = 0; i < 32; i++) {
+            be[i] = c[31 - i];
+        }
+        add_number("scalar", be, 32);
+        if (with_secret) {
+            const uint8_t *const kk[8] = {x->k[l]};
+            const uint8_t *const uu[8] = {x->u[l]};
+            uint8_t *const oo[8] = {be};
+            assert_int_equal(mbc_lane_code(mbc_x25519_mb8(oo, kk, uu, 1), 0), MBC_LANE_OK);
+            uint8_t rev[32];
+            for (unsigned i = 0; i < 32; i++) {
+                rev[i] = be[31 - i];
+            }
+            add_number("shared secret", rev, 32);
+        }
+    }
+    needles_sort();
+}
+
+static void x25519_ptrs(struct x25519_arg *x, uint8_t *o[8], const uint8_t *k[8],
+                        const uint8_t *u[8])
+{
+    for (unsigned l = 0; l < 8; l++) {
+        o[l] = x->out[l];
+        k[l] = x->k[l];
+        u[l] = x->u[l];
+    }
+}
+
+/* all_ok: the status of a call where every lane of mask is OK. */
+static mbc_status all_ok(unsigned mask)
+{
+    mbc_status st = 0;
+    for (unsigned l = 0; l < 8; l++) {
+        st |= (mbc_status)(((mask >> l) & 1u) ? MBC_LANE_OK : MBC_LANE_EMPTY) << (4 * l);
+    }
+    return st;
+}
+
+static void run_x25519(void *a)
+{
+    struct x25519_arg *x = a;
+    uint8_t *o[8];
+    const uint8_t *k[8], *u[8];
+    x25519_ptrs(x, o, k, u);
+    if (mbc_x25519_mb8(o, k, u, x->mask) != all_ok(x->mask)) {
+        abort();
+    }
+}
+
+static void run_x25519_public(void *a)
+{
+    struct x25519_arg *x = a;
+    uint8_t *o[8];
+    const uint8_t *k[8], *u[8];
+    x25519_ptrs(x, o, k, u);
+    if (mbc_x25519_public_key_mb8(o, k, x->mask) != all_ok(x->mask)) {
+        abort();
+    }
+}
+
+static void run_x25519_keygen(void *a)
+{
+    struct x25519_arg *x = a;
+    uint8_t *p[8], *o[8];
+    for (unsigned l = 0; l < 8; l++) {
+        p[l] = x->priv[l];
+        o[l] = x->out[l];
+    }
+    if (mbc_x25519_keygen_mb8(p, o, x->mask) != all_ok(x->mask)) {
+        abort();
+    }
+}
+
+static void test_x25519(void **state)
+{
+    const char *impl = mbt_use_alg_impl(MBC_ALG_X25519, *state);
+    skip_if_sanitized();
+    struct x25519_arg *x = calloc(1, sizeof(*x));
+    assert_non_null(x);
+    for (unsigned l = 0; l < 8; l++) {
+        mbt_rand_bytes(x->k[l], 32);
+        mbt_rand_bytes(x->u[l], 32);
+    }
+    /* 8 lanes (a batch), 1 (the lone-request kernel), 3 (one by one or a
+     * batch, as the implementation decides) */
+    static const unsigned masks[] = {0xFF, 0x01, 0x07};
+    char what[96];
+    for (size_t m = 0; m < 3; m++) {
+        x->mask = masks[m];
+        x25519_needles(x, 1);
+        snprintf(what, sizeof(what), "%s: mbc_x25519_mb8, lanes 0x%02x", impl, masks[m]);
+        check_call(what, NULL, run_x25519, x, MBC_WIPE_X25519);
+        x25519_needles(x, 0);
+        snprintf(what, sizeof(what), "%s: mbc_x25519_public_key_mb8, lanes 0x%02x", impl,
+                 masks[m]);
+        check_call(what, NULL, run_x25519_public, x, MBC_WIPE_X25519);
+    }
+    /* keygen: the scalars it draws are only known afterwards, so the scan
+     * of a probed run looks for the private keys that run returned */
+    x->mask = 0xFF;
+    run_x25519_keygen(x);
+    probe_once(run_x25519_keygen, x);
+    needles_reset();
+    for (unsigned l = 0; l < 8; l++) {
+        uint8_t be[32];
+        for (unsigned i = 0; i < 32; i++) {
+            be[i] = x->priv[l][31 - i];
+        }
+        add_number("generated scalar", be, 32);
+    }
+    needles_sort();
+    unsigned on_stack;
+    const unsigned hits = scan_probe("mbc_x25519_keygen_mb8", &on_stack);
+    print_message("%s: mbc_x25519_keygen_mb8: %u secret copies (%u on the stack)\n", impl, hits,
+                  on_stack);
+    if (hits != 0) {
+        fail_msg("mbc_x25519_keygen_mb8 left %u copies of secrets behind", hits);
+    }
+    free(x);
+    mbc_cpu_restrict(~0ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rsa_key_new),
         MBT_IMPL_TESTS(test_rsa_private),
         GCM_TESTS(test_gcm),
+        MBT_IMPL_TESTS(test_x25519),
     };
     const int rc = mbt_run("wipe", tests);
     for (int i = 0; i < 3; i++) {

@@ -9,6 +9,7 @@
 #include "../ct.h"
 #include "../dispatch.h"
 #include "../lanes.h"
+#include "../wipe.h"
 #include "x25519_kern.h"
 
 #define LEN MBC_X25519_LEN
@@ -76,7 +77,8 @@ static mbc_status call_fn(const void *call, unsigned lane_mask);
  * batch. Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section
  * 6.1), that lane's output zeroed.
  */
-static mbc_status x25519_run(const struct x25519_call *c, unsigned lane_mask)
+__attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call *c,
+                                                       unsigned lane_mask)
 {
     const struct mbc_x25519_impl *impl = mbc_dispatch_get()->x25519;
     const int derive = c->u != NULL;
@@ -140,7 +142,9 @@ MBC_API mbc_status mbc_x25519_mb8(uint8_t *const out[MBC_LANES],
     /* a NULL u array must still read as NULL_PARAM, not as a public-key call */
     static const uint8_t *const no_u[MBC_LANES] = {NULL};
     const struct x25519_call c = {out, scalar, u != NULL ? u : no_u};
-    return x25519_run(&c, lane_mask);
+    const mbc_status st = x25519_run(&c, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_X25519);
+    return st;
 }
 
 MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
@@ -148,7 +152,9 @@ MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
                                              unsigned lane_mask)
 {
     const struct x25519_call c = {out, scalar, NULL};
-    return x25519_run(&c, lane_mask);
+    const mbc_status st = x25519_run(&c, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_X25519);
+    return st;
 }
 
 /* keygen_check: priv and pub of a lane must be different buffers. */
@@ -158,8 +164,11 @@ static unsigned keygen_check(const void *ctx, unsigned lane)
     return pp[0][lane] != pp[1][lane] ? MBC_LANE_OK : MBC_LANE_BAD_PARAM;
 }
 
-MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
-                                         uint8_t *const pub[MBC_LANES], unsigned lane_mask)
+/* keygen_mb8: the work of mbc_x25519_keygen_mb8, in frames of its own that
+ * the caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const priv[MBC_LANES],
+                                                       uint8_t *const pub[MBC_LANES],
+                                                       unsigned lane_mask)
 {
     const void *const *const arrays[2] = {(const void *const *)priv, (const void *const *)pub};
     uint8_t *const *const pp[2] = {priv, pub};
@@ -182,8 +191,8 @@ MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
                     mbc_classify(priv[l], LEN);
                 }
             }
-            const mbc_status st =
-                mbc_x25519_public_key_mb8(pub, (const uint8_t *const *)priv, ln.valid);
+            const struct x25519_call c = {pub, (const uint8_t *const *)priv, NULL};
+            const mbc_status st = x25519_run(&c, ln.valid);
             for (unsigned l = 0; l < MBC_LANES; l++) {
                 if ((ln.valid >> l) & 1u) {
                     mbc_lanes_fail(&ln, 1u << l, mbc_lane_code(st, l));
@@ -196,6 +205,14 @@ MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
     uint8_t *const *const outs[2] = {priv, pub};
     const size_t lens[2] = {LEN, LEN};
     return mbc_lanes_finish(&ln, outs, lens, 2);
+}
+
+MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
+                                         uint8_t *const pub[MBC_LANES], unsigned lane_mask)
+{
+    const mbc_status st = keygen_mb8(priv, pub, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_X25519);
+    return st;
 }
 
 MBC_API mbc_err mbc_x25519(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[MBC_X25519_LEN],
