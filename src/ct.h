@@ -17,6 +17,17 @@
 #endif
 #endif
 
+#if defined(MBC_MSAN)
+/*
+ * mbc_msan_release_hook: when set (by the constant-time check, tests/ct),
+ * mbc_declassify calls it with what it is about to make public, while the
+ * shadow still says which bits derive from secrets: the check records it to
+ * prove that releases are not vacuous. Only in MemorySanitizer builds, which
+ * are never installed.
+ */
+extern void (*mbc_msan_release_hook)(const void *p, size_t len);
+#endif
+
 /*
  * mbc_declassify: marks len bytes at p as public. Only for a value derived
  * from secrets that the caller is meant to see: an output, a per-lane
@@ -27,6 +38,9 @@
 static inline void mbc_declassify(const void *p, size_t len)
 {
 #if defined(MBC_MSAN)
+    if (mbc_msan_release_hook != NULL) {
+        mbc_msan_release_hook(p, len);
+    }
     __msan_unpoison(p, len);
 #else
     (void)p;

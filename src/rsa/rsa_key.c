@@ -24,6 +24,11 @@ static uint64_t bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, unsign
             r[j] = d & M52;
         }
     }
+#if defined(MBC_MSAN)
+    /* MSan drops the borrows: a borrow out of secret digits is secret. */
+    mbc_msan_spread_all(&borrow, sizeof(borrow), a, k * sizeof(uint64_t));
+    mbc_msan_spread_all(&borrow, sizeof(borrow), b, k * sizeof(uint64_t));
+#endif
     return borrow;
 }
 
