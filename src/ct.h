@@ -16,6 +16,9 @@
 #include <sanitizer/msan_interface.h>
 #endif
 #endif
+#if !defined(MBC_MSAN) && defined(MBC_HAVE_VALGRIND) && MBC_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#endif
 
 #if defined(MBC_MSAN)
 /*
@@ -31,9 +34,13 @@ extern void (*mbc_msan_release_hook)(const void *p, size_t len);
 /*
  * mbc_declassify: marks len bytes at p as public. Only for a value derived
  * from secrets that the caller is meant to see: an output, a per-lane
- * verdict. The constant-time check (tests/ct) poisons the secrets under
- * MemorySanitizer, so any other branch or address that depends on them is
- * reported; this unpoisons. Elsewhere it compiles to nothing.
+ * verdict. The constant-time checks poison the secrets, so any other branch
+ * or memory address that depends on them is reported: under MemorySanitizer
+ * (tests/ct) this unpoisons; when <valgrind/memcheck.h> was found at build
+ * time (MBC_HAVE_VALGRIND, the release build of tools/run.sh) it is
+ * VALGRIND_MAKE_MEM_DEFINED, for the memcheck check of the shipped objects
+ * (tests/ct_valgrind): a client request of a few instructions that does
+ * nothing outside valgrind. Elsewhere it compiles to nothing.
  */
 static inline void mbc_declassify(const void *p, size_t len)
 {
@@ -42,6 +49,8 @@ static inline void mbc_declassify(const void *p, size_t len)
         mbc_msan_release_hook(p, len);
     }
     __msan_unpoison(p, len);
+#elif defined(MBC_HAVE_VALGRIND) && MBC_HAVE_VALGRIND
+    (void)VALGRIND_MAKE_MEM_DEFINED(p, len);
 #else
     (void)p;
     (void)len;
