@@ -47,10 +47,10 @@
 
 #include <valgrind/memcheck.h>
 
+#include "ct/ct_rsa_keys.h"
 #include "test_util.h"
 
-#define MAX_BYTES 512
-#define PAD 3 /* undefined leading zero bytes of each secret RSA component */
+#define MAX_BYTES CTK_MAX_BYTES
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* secret: marks len bytes at p as undefined for memcheck. */
@@ -105,19 +105,8 @@ static void no_reports(unsigned long before, const char *what)
 /* RSA                                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* The privateKey fields of a Wycheproof RSA test group, in this order. */
-enum { F_N, F_E, F_P, F_Q, F_DP, F_DQ, F_QINV, F_COUNT };
-static const char *const field_names[F_COUNT] = {
-    "modulus", "publicExponent", "prime1", "prime2", "exponent1", "exponent2", "coefficient",
-};
-
-struct key_material {
-    uint8_t v[F_COUNT][MAX_BYTES + 1];
-    size_t len[F_COUNT];
-};
-
 /* load_key: the privateKey of the first test group of rsa_pkcs1_<bits>. */
-static void load_key(unsigned bits, struct key_material *km)
+static void load_key(unsigned bits, struct ctk_material *km)
 {
     char file[64];
     snprintf(file, sizeof(file), "rsa_pkcs1_%u_test.json", bits);
@@ -125,10 +114,10 @@ static void load_key(unsigned bits, struct key_material *km)
     const json_t *key =
         json_object_get(json_array_get(json_object_get(root, "testGroups"), 0), "privateKey");
     assert_non_null(key);
-    for (int f = 0; f < F_COUNT; f++) {
+    for (int f = 0; f < CTK_COUNT; f++) {
         size_t len;
-        uint8_t *v = mbt_json_hex(key, field_names[f], &len);
-        assert_true(len <= MAX_BYTES + 1);
+        uint8_t *v = mbt_json_hex(key, ctk_field_names[f], &len);
+        assert_true(len <= sizeof(km->v[f]));
         memcpy(km->v[f], v, len);
         km->len[f] = len;
         free(v);
@@ -136,78 +125,19 @@ static void load_key(unsigned bits, struct key_material *km)
     json_decref(root);
 }
 
-/* new_key: mbc_rsa_priv_key_new on km with the secret components (all but
- * n and e) undefined, each padded with PAD undefined zero bytes. */
-static mbc_err new_key(mbc_rsa_priv_key **key, const struct key_material *km)
+/* check_bad_keys: the inconsistent keys built from km get their errors. */
+static void check_bad_keys(const struct ctk_material *km)
 {
-    static uint8_t buf[F_COUNT][PAD + MAX_BYTES + 1];
-    const uint8_t *v[F_COUNT];
-    size_t len[F_COUNT];
-    for (int f = 0; f < F_COUNT; f++) {
-        v[f] = km->v[f];
-        len[f] = km->len[f];
-        if (f != F_N && f != F_E) {
-            memset(buf[f], 0, PAD);
-            memcpy(buf[f] + PAD, km->v[f], km->len[f]);
-            len[f] += PAD;
-            secret(buf[f], len[f]);
-            v[f] = buf[f];
-        }
-    }
-    const mbc_rsa_priv_components comp = {
-        v[F_N],   len[F_N], v[F_E],    len[F_E], v[F_P],    len[F_P],  v[F_Q],
-        len[F_Q], v[F_DP],  len[F_DP], v[F_DQ],  len[F_DQ], v[F_QINV], len[F_QINV],
-    };
-    mbc_err err = mbc_rsa_priv_key_new(key, &comp);
-    memset(buf, 0, sizeof(buf));
-    return err;
-}
-
-/* be_less: a < b for big-endian numbers (leading zeros allowed). */
-static int be_less(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len)
-{
-    for (; a_len > 0 && a[0] == 0; a++, a_len--) {
-    }
-    for (; b_len > 0 && b[0] == 0; b++, b_len--) {
-    }
-    return a_len != b_len ? a_len < b_len : memcmp(a, b, a_len) < 0;
-}
-
-/* check_bad_keys: five inconsistent keys built from km get their errors. */
-static void check_bad_keys(const struct key_material *km)
-{
-    static struct key_material bad;
-    static const char *const names[] = {"dp = 0", "dq = 0", "qinv = 1", "e + 2", "p, q swapped"};
-    for (unsigned kind = 0; kind < COUNT(names); kind++) {
-        bad = *km;
-        mbc_err want = MBC_ERR_KEY_DP;
-        if (kind == 0) {
-            memset(bad.v[F_DP], 0, bad.len[F_DP]);
-        } else if (kind == 1) {
-            memset(bad.v[F_DQ], 0, bad.len[F_DQ]);
-            want = MBC_ERR_KEY_DQ;
-        } else if (kind == 2) {
-            memset(bad.v[F_QINV], 0, bad.len[F_QINV]);
-            bad.v[F_QINV][bad.len[F_QINV] - 1] = 1;
-            want = MBC_ERR_KEY_QINV;
-        } else if (kind == 3) {
-            bad.v[F_E][bad.len[F_E] - 1] += 2; /* e = 65537: no carry */
-        } else {
-            static const int swap[][2] = {{F_P, F_Q}, {F_Q, F_P}, {F_DP, F_DQ}, {F_DQ, F_DP}};
-            for (unsigned i = 0; i < COUNT(swap); i++) {
-                memcpy(bad.v[swap[i][0]], km->v[swap[i][1]], km->len[swap[i][1]]);
-                bad.len[swap[i][0]] = km->len[swap[i][1]];
-            }
-            /* the old qinv < p need not be below the new p */
-            want = be_less(km->v[F_QINV], km->len[F_QINV], km->v[F_Q], km->len[F_Q])
-                       ? MBC_ERR_KEY_QINV
-                       : MBC_ERR_KEY_RANGE;
-        }
+    static struct ctk_material bad;
+    for (unsigned kind = 0; kind < CTK_NUM_BAD; kind++) {
+        mbc_err want;
+        size_t verdicts;
+        const char *name = ctk_bad(&bad, km, kind, &want, &verdicts);
         mbc_rsa_priv_key *key = NULL;
-        const mbc_err got = new_key(&key, &bad);
+        const mbc_err got = ctk_key_new(&key, &bad, secret);
         mbc_rsa_priv_key_free(key);
         if (got != want) {
-            fail_msg("bad key (%s): %s, want %s", names[kind], mbc_err_str(got), mbc_err_str(want));
+            fail_msg("bad key (%s): %s, want %s", name, mbc_err_str(got), mbc_err_str(want));
         }
     }
 }
@@ -216,7 +146,7 @@ static void check_bad_keys(const struct key_material *km)
 struct rsa_ctx {
     unsigned bits;
     size_t len;
-    struct key_material km;
+    struct ctk_material km;
     mbc_rsa_priv_key *priv;
     mbc_rsa_pub_key *pub;
     uint8_t ref[MBC_LANES][MAX_BYTES]; /* the inputs, defined */
@@ -230,9 +160,10 @@ static void rsa_ctx_init(struct rsa_ctx *c, unsigned bits)
     c->bits = bits;
     c->len = bits / 8;
     load_key(bits, &c->km);
-    const uint8_t *n = c->km.v[F_N] + (c->km.len[F_N] - c->len); /* without a leading zero */
-    assert_int_equal(new_key(&c->priv, &c->km), MBC_OK);
-    assert_int_equal(mbc_rsa_pub_key_new(&c->pub, n, c->len, c->km.v[F_E], c->km.len[F_E]), MBC_OK);
+    const uint8_t *n = c->km.v[CTK_N] + (c->km.len[CTK_N] - c->len); /* without a leading zero */
+    assert_int_equal(ctk_key_new(&c->priv, &c->km, secret), MBC_OK);
+    assert_int_equal(mbc_rsa_pub_key_new(&c->pub, n, c->len, c->km.v[CTK_E], c->km.len[CTK_E]),
+                     MBC_OK);
     /* lane 0: 0, lane 1: 1, lane 2: n - 1, the others random below n */
     for (unsigned l = 0; l < MBC_LANES; l++) {
         uint8_t *r = c->ref[l];
@@ -305,7 +236,7 @@ static void test_rsa(void **state)
         const uint8_t *in[MBC_LANES];
         const mbc_rsa_priv_key *priv[MBC_LANES];
         uint8_t bad[MAX_BYTES];
-        memcpy(bad, c.km.v[F_N] + (c.km.len[F_N] - c.len), c.len);
+        memcpy(bad, c.km.v[CTK_N] + (c.km.len[CTK_N] - c.len), c.len);
         secret(bad, c.len);
         for (unsigned l = 0; l < MBC_LANES; l++) {
             out[l] = c.out[l];
@@ -505,11 +436,11 @@ __attribute__((noinline)) static unsigned leaky_sbox(const uint8_t *s)
 static void test_control_branch(void **state)
 {
     (void)state;
-    struct key_material km;
+    struct ctk_material km;
     load_key(2048, &km);
     const unsigned long before = begin();
-    secret(km.v[F_DP], km.len[F_DP]);
-    sink = leaky_bits(km.v[F_DP], km.len[F_DP]);
+    secret(km.v[CTK_DP], km.len[CTK_DP]);
+    sink = leaky_bits(km.v[CTK_DP], km.len[CTK_DP]);
     caught(before, "a loop branching on the bytes of an undefined dp");
 }
 
@@ -527,12 +458,12 @@ static void test_control_index(void **state)
 static void test_control_library(void **state)
 {
     (void)state;
-    struct key_material km;
+    struct ctk_material km;
     load_key(2048, &km);
-    const uint8_t *n = km.v[F_N] + (km.len[F_N] - 256);
+    const uint8_t *n = km.v[CTK_N] + (km.len[CTK_N] - 256);
     mbc_rsa_pub_key *pub = NULL;
     uint8_t in[256], out[256];
-    assert_int_equal(mbc_rsa_pub_key_new(&pub, n, 256, km.v[F_E], km.len[F_E]), MBC_OK);
+    assert_int_equal(mbc_rsa_pub_key_new(&pub, n, 256, km.v[CTK_E], km.len[CTK_E]), MBC_OK);
     mbt_rand_bytes(in, sizeof(in));
     in[0] = (uint8_t)(in[0] % n[0]);
     mbc_cpu_restrict(0);

@@ -5,7 +5,7 @@
  *
  * For 2048, 3072 and 4096 bits it takes the private key of the first test
  * group of the Wycheproof rsa_pkcs1_<bits>_test.json and poisons its secret
- * components (p, q, dp, dq, qinv, each given with PAD poisoned leading zero
+ * components (p, q, dp, dq, qinv, each given with CTK_PAD poisoned leading zero
  * bytes) before mbc_rsa_priv_key_new, so key creation is checked too: the
  * conversions, the size, parity, p * q == n and range checks, the Montgomery
  * constants and the consistency checks (p != q, q qinv == 1 mod p, e dp == 1
@@ -50,24 +50,14 @@
 #include "rsa/rsa_internal.h"
 #include "rsa/rsa_kern.h"
 
+#include "ct_rsa_keys.h"
 #include "ct_util.h"
 
-#define MAX_BYTES 512
-
-/* The privateKey fields of a Wycheproof RSA test group, in this order. */
-enum { F_N, F_E, F_P, F_Q, F_DP, F_DQ, F_QINV, F_COUNT };
-static const char *const field_names[F_COUNT] = {
-    "modulus", "publicExponent", "prime1", "prime2", "exponent1", "exponent2", "coefficient",
-};
-
-struct key_material {
-    uint8_t v[F_COUNT][MAX_BYTES + 1];
-    size_t len[F_COUNT];
-};
+#define MAX_BYTES CTK_MAX_BYTES
 
 /* load_key_material: the privateKey of the first test group of
  * rsa_pkcs1_<bits>_test.json. */
-static int load_key_material(unsigned bits, struct key_material *km)
+static int load_key_material(unsigned bits, struct ctk_material *km)
 {
     char file[64];
     snprintf(file, sizeof(file), "rsa_pkcs1_%u_test.json", bits);
@@ -87,8 +77,9 @@ static int load_key_material(unsigned bits, struct key_material *km)
     }
     if (obj != NULL) {
         rc = 0;
-        for (int f = 0; f < F_COUNT && rc == 0; f++) {
-            rc = ct_parse_hex_field(obj, field_names[f], km->v[f], sizeof(km->v[f]), &km->len[f]);
+        for (int f = 0; f < CTK_COUNT && rc == 0; f++) {
+            rc = ct_parse_hex_field(obj, ctk_field_names[f], km->v[f], sizeof(km->v[f]),
+                                    &km->len[f]);
         }
     }
     if (rc != 0) {
@@ -98,47 +89,20 @@ static int load_key_material(unsigned bits, struct key_material *km)
     return rc;
 }
 
-#define PAD 3 /* poisoned leading zero bytes of each secret component */
-
-static int is_secret_field(int f)
+static void poison(const void *p, size_t len)
 {
-    return f != F_N && f != F_E;
+    __msan_poison(p, len);
 }
 
-/* Key-creation verdicts declassified up to and including the failing one:
- * 4 before the Montgomery set-up (size, parity, p * q == n, range), then
- * p != q, qinv, dp, dq. */
-enum { V_RANGE = 4, V_QINV = 6, V_DP = 7, V_DQ = 8, V_ALL = 8 };
-
-/* new_key: mbc_rsa_priv_key_new on km, the secret components poisoned and
- * padded with PAD poisoned zero bytes. Checks that it returns want and that
- * each of the verdicts declassified (verdicts of them) was secret. Returns 0
- * if so. */
-static int new_key(mbc_rsa_priv_key **key, const struct key_material *km, mbc_err want,
+/* new_key: ctk_key_new on km (the secret components poisoned). Checks that
+ * it returns want and that each of the verdicts declassified (verdicts of
+ * them) was secret. Returns 0 if so. */
+static int new_key(mbc_rsa_priv_key **key, const struct ctk_material *km, mbc_err want,
                    size_t verdicts, const char *what)
 {
-    static uint8_t buf[F_COUNT][PAD + MAX_BYTES + 1];
-    const uint8_t *v[F_COUNT];
-    size_t len[F_COUNT];
-    for (int f = 0; f < F_COUNT; f++) {
-        v[f] = km->v[f];
-        len[f] = km->len[f];
-        if (is_secret_field(f)) {
-            memset(buf[f], 0, PAD);
-            memcpy(buf[f] + PAD, km->v[f], km->len[f]);
-            len[f] += PAD;
-            __msan_poison(buf[f], len[f]);
-            v[f] = buf[f];
-        }
-    }
-    const mbc_rsa_priv_components comp = {
-        v[F_N],   len[F_N], v[F_E],    len[F_E], v[F_P],    len[F_P],  v[F_Q],
-        len[F_Q], v[F_DP],  len[F_DP], v[F_DQ],  len[F_DQ], v[F_QINV], len[F_QINV],
-    };
     ct_record(1);
-    mbc_err err = mbc_rsa_priv_key_new(key, &comp);
+    mbc_err err = ctk_key_new(key, km, poison);
     ct_record(0);
-    memset(buf, 0, sizeof(buf));
     size_t count;
     const struct ct_release *rel = ct_releases(&count);
     if (err != want) {
@@ -186,70 +150,18 @@ static int key_secret(const mbc_rsa_priv_key *key)
            digits_secret(key->dq, k) && digits_secret(key->qinv_r, k);
 }
 
-/* be_less: a < b for big-endian numbers (leading zeros allowed). */
-static int be_less(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len)
+/* check_bad_keys: the inconsistent keys built from km are refused with
+ * their error, with no report and secret verdicts. Returns 0 if so. */
+static int check_bad_keys(const struct ctk_material *km, unsigned bits)
 {
-    for (; a_len > 0 && a[0] == 0; a++, a_len--) {
-    }
-    for (; b_len > 0 && b[0] == 0; b++, b_len--) {
-    }
-    return a_len != b_len ? a_len < b_len : memcmp(a, b, a_len) < 0;
-}
-
-/* check_bad_keys: inconsistent keys built from km are refused with their
- * error, with no report and secret verdicts. Returns 0 if so. */
-static int check_bad_keys(const struct key_material *km, unsigned bits)
-{
-    static struct key_material bad;
-    char what[64];
-    for (int kind = 0; kind < 5; kind++) {
-        bad = *km;
-        mbc_err want = MBC_ERR_KEY_DP;
-        size_t verdicts = V_DP;
-        const char *name = "dp = 0";
-        switch (kind) {
-        case 0:
-            memset(bad.v[F_DP], 0, bad.len[F_DP]);
-            break;
-        case 1:
-            name = "dq = 0";
-            memset(bad.v[F_DQ], 0, bad.len[F_DQ]);
-            want = MBC_ERR_KEY_DQ;
-            verdicts = V_DQ;
-            break;
-        case 2:
-            name = "qinv = 1";
-            memset(bad.v[F_QINV], 0, bad.len[F_QINV]);
-            bad.v[F_QINV][bad.len[F_QINV] - 1] = 1;
-            want = MBC_ERR_KEY_QINV;
-            verdicts = V_QINV;
-            break;
-        case 3:
-            name = "e + 2"; /* e = 65537: no carry */
-            bad.v[F_E][bad.len[F_E] - 1] += 2;
-            break;
-        default:
-            name = "p and q swapped, old qinv";
-            memcpy(bad.v[F_P], km->v[F_Q], km->len[F_Q]);
-            memcpy(bad.v[F_Q], km->v[F_P], km->len[F_P]);
-            memcpy(bad.v[F_DP], km->v[F_DQ], km->len[F_DQ]);
-            memcpy(bad.v[F_DQ], km->v[F_DP], km->len[F_DP]);
-            bad.len[F_P] = km->len[F_Q];
-            bad.len[F_Q] = km->len[F_P];
-            bad.len[F_DP] = km->len[F_DQ];
-            bad.len[F_DQ] = km->len[F_DP];
-            /* the old qinv < p need not be below the new p */
-            if (be_less(km->v[F_QINV], km->len[F_QINV], km->v[F_Q], km->len[F_Q])) {
-                want = MBC_ERR_KEY_QINV;
-                verdicts = V_QINV;
-            } else {
-                want = MBC_ERR_KEY_RANGE;
-                verdicts = V_RANGE;
-            }
-            break;
-        }
+    static struct ctk_material bad;
+    for (unsigned kind = 0; kind < CTK_NUM_BAD; kind++) {
+        mbc_err want;
+        size_t verdicts;
+        char what[64];
+        snprintf(what, sizeof(what), "%u-bit key, %s", bits,
+                 ctk_bad(&bad, km, kind, &want, &verdicts));
         mbc_rsa_priv_key *key = NULL;
-        snprintf(what, sizeof(what), "%u-bit key, %s", bits, name);
         int rc = new_key(&key, &bad, want, verdicts, what);
         mbc_rsa_priv_key_free(key);
         if (rc != 0) {
@@ -275,15 +187,15 @@ struct ctx {
 
 static int ctx_init(struct ctx *c, unsigned bits)
 {
-    struct key_material km;
+    struct ctk_material km;
     memset(c, 0, sizeof(*c));
     c->bits = bits;
     c->len = bits / 8;
     if (load_key_material(bits, &km) != 0) {
         return -1;
     }
-    const uint8_t *n = km.v[F_N];
-    size_t n_len = km.len[F_N];
+    const uint8_t *n = km.v[CTK_N];
+    size_t n_len = km.len[CTK_N];
     while (n_len > c->len && n[0] == 0) {
         n++;
         n_len--;
@@ -295,7 +207,8 @@ static int ctx_init(struct ctx *c, unsigned bits)
     memcpy(c->n, n, n_len);
     char what[32];
     snprintf(what, sizeof(what), "%u-bit key", bits);
-    if (new_key(&c->priv, &km, MBC_OK, V_ALL, what) != 0 || check_bad_keys(&km, bits) != 0) {
+    if (new_key(&c->priv, &km, MBC_OK, CTK_VERDICTS_ALL, what) != 0 ||
+        check_bad_keys(&km, bits) != 0) {
         return -1;
     }
     if (!key_secret(c->priv)) {
@@ -304,7 +217,8 @@ static int ctx_init(struct ctx *c, unsigned bits)
                what);
         return -1;
     }
-    mbc_err err = mbc_rsa_pub_key_new(&c->pub, km.v[F_N], km.len[F_N], km.v[F_E], km.len[F_E]);
+    mbc_err err =
+        mbc_rsa_pub_key_new(&c->pub, km.v[CTK_N], km.len[CTK_N], km.v[CTK_E], km.len[CTK_E]);
     if (err != MBC_OK) {
         fprintf(stderr, "ct_rsa: %u-bit public key: %s\n", bits, mbc_err_str(err));
         return -1;
