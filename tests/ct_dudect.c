@@ -674,7 +674,7 @@ int main(int argc, char **argv)
     if (seconds <= 0) {
         return usage(argv[0]);
     }
-    printf("# dudect-style timing test, %.0f s per test; fixed (class 0) vs random (class 1); "
+    printf("# dudect-style timing test, %g s per test; fixed (class 0) vs random (class 1); "
            "|t| > %.1f means the time depends on the class\n",
            seconds, THRESHOLD);
     control(seconds < 2 ? seconds : 2);
