@@ -68,7 +68,11 @@ typedef enum mbc_err {
     MBC_ERR_STATE = 16,         /* (GCM) streaming call out of order or on a finished context */
     MBC_ERR_PENDING = 17,       /* (manager) the job is submitted and not yet complete */
     MBC_ERR_BUSY = 18,          /* (manager) the job is already in a manager */
-    MBC_ERR_LOW_ORDER = 19      /* (X25519) low-order peer point: all-zero shared secret */
+    MBC_ERR_LOW_ORDER = 19,     /* (X25519) low-order peer point: all-zero shared secret */
+    MBC_ERR_KEY_SAME_PRIMES = 20, /* p == q */
+    MBC_ERR_KEY_QINV = 21,      /* q * qinv != 1 mod p (e.g. p and q swapped, old qinv kept) */
+    MBC_ERR_KEY_DP = 22,        /* e * dp != 1 mod (p - 1): dp, or e, does not belong to p */
+    MBC_ERR_KEY_DQ = 23         /* e * dq != 1 mod (q - 1): dq, or e, does not belong to q */
 } mbc_err;
 
 /* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
@@ -217,8 +221,14 @@ typedef struct mbc_rsa_priv_components {
  * Checks: modulus size (MBC_ERR_KEY_SIZE), odd n, p, q (MBC_ERR_EVEN_MODULUS),
  * odd 3 <= e < n (MBC_ERR_BAD_EXPONENT), p and q below 2^(bits/2)
  * (MBC_ERR_KEY_SIZE), p * q == n (MBC_ERR_KEY_MISMATCH), dp < p, dq < q,
- * qinv < p (MBC_ERR_KEY_RANGE). NULL key, c or field: MBC_ERR_NULL_PARAM.
- * The secret checks run in constant time; only their verdict is revealed.
+ * qinv < p (MBC_ERR_KEY_RANGE), then the consistency of the CRT key (a key
+ * failing it gives wrong CRT results, which the fault check would turn into
+ * MBC_ERR_FAULT at every operation): p != q
+ * (MBC_ERR_KEY_SAME_PRIMES), q * qinv == 1 mod p (MBC_ERR_KEY_QINV),
+ * e * dp == 1 mod (p - 1) (MBC_ERR_KEY_DP), e * dq == 1 mod (q - 1)
+ * (MBC_ERR_KEY_DQ); the first failing check, in this order, names the error.
+ * NULL key, c or field: MBC_ERR_NULL_PARAM. The secret checks run in
+ * constant time; only their verdicts are revealed.
  * On error *key is set to NULL. The caller frees the key with
  * mbc_rsa_priv_key_free(); c's buffers are not retained.
  */

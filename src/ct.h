@@ -16,18 +16,41 @@
 #include <sanitizer/msan_interface.h>
 #endif
 #endif
+#if !defined(MBC_MSAN) && defined(MBC_HAVE_VALGRIND) && MBC_HAVE_VALGRIND
+#include <valgrind/memcheck.h>
+#endif
+
+#if defined(MBC_MSAN)
+/*
+ * mbc_msan_release_hook: when set (by the constant-time check, tests/ct),
+ * mbc_declassify calls it with what it is about to make public, while the
+ * shadow still says which bits derive from secrets: the check records it to
+ * prove that releases are not vacuous. Only in MemorySanitizer builds, which
+ * are never installed.
+ */
+extern void (*mbc_msan_release_hook)(const void *p, size_t len);
+#endif
 
 /*
  * mbc_declassify: marks len bytes at p as public. Only for a value derived
  * from secrets that the caller is meant to see: an output, a per-lane
- * verdict. The constant-time check (tests/ct) poisons the secrets under
- * MemorySanitizer, so any other branch or address that depends on them is
- * reported; this unpoisons. Elsewhere it compiles to nothing.
+ * verdict. The constant-time checks poison the secrets, so any other branch
+ * or memory address that depends on them is reported: under MemorySanitizer
+ * (tests/ct) this unpoisons; when <valgrind/memcheck.h> was found at build
+ * time (MBC_HAVE_VALGRIND, the release build of tools/run.sh) it is
+ * VALGRIND_MAKE_MEM_DEFINED, for the memcheck check of the shipped objects
+ * (tests/ct_valgrind): a client request of a few instructions that does
+ * nothing outside valgrind. Elsewhere it compiles to nothing.
  */
 static inline void mbc_declassify(const void *p, size_t len)
 {
 #if defined(MBC_MSAN)
+    if (mbc_msan_release_hook != NULL) {
+        mbc_msan_release_hook(p, len);
+    }
     __msan_unpoison(p, len);
+#elif defined(MBC_HAVE_VALGRIND) && MBC_HAVE_VALGRIND
+    (void)VALGRIND_MAKE_MEM_DEFINED(p, len);
 #else
     (void)p;
     (void)len;

@@ -5,6 +5,10 @@
 #include "ct.h"
 #include "internal.h"
 
+#if defined(MBC_MSAN)
+void (*mbc_msan_release_hook)(const void *p, size_t len);
+#endif
+
 void mbc_memzero(void *p, size_t len)
 {
     if (p == NULL || len == 0) {

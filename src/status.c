@@ -30,6 +30,10 @@ static const char *const err_names[] = {
     [MBC_ERR_PENDING] = "MBC_ERR_PENDING",
     [MBC_ERR_BUSY] = "MBC_ERR_BUSY",
     [MBC_ERR_LOW_ORDER] = "MBC_ERR_LOW_ORDER",
+    [MBC_ERR_KEY_SAME_PRIMES] = "MBC_ERR_KEY_SAME_PRIMES",
+    [MBC_ERR_KEY_QINV] = "MBC_ERR_KEY_QINV",
+    [MBC_ERR_KEY_DP] = "MBC_ERR_KEY_DP",
+    [MBC_ERR_KEY_DQ] = "MBC_ERR_KEY_DQ",
 };
 
 /* Each lane code maps to the mbc_err a single-request call returns. */

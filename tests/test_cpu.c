@@ -281,6 +281,8 @@ static void test_status_helpers(void **state)
     assert_string_equal(mbc_lane_code_str(MBC_LANE_FAULT), "MBC_LANE_FAULT");
     assert_string_equal(mbc_lane_code_str(99), "MBC_LANE_(unknown)");
     assert_string_equal(mbc_err_str(MBC_ERR_KEY_MISMATCH), "MBC_ERR_KEY_MISMATCH");
+    assert_string_equal(mbc_err_str(MBC_ERR_KEY_SAME_PRIMES), "MBC_ERR_KEY_SAME_PRIMES");
+    assert_string_equal(mbc_err_str(MBC_ERR_KEY_DQ), "MBC_ERR_KEY_DQ");
     assert_string_equal(mbc_err_str((mbc_err)99), "MBC_ERR_(unknown)");
     assert_string_equal(mbc_version_string(), "0.1.0");
 }

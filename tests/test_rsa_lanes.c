@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/bn.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
@@ -863,6 +864,212 @@ static void test_key_constructors(void **state)
     mbc_rsa_pub_key_free(pk);
 }
 
+/*
+ * Consistent CRT keys (issue 9, promise 4). Each bad key is built from a good
+ * OpenSSL key (the 8 2048-bit keys, e from 3 to 2^32 + 1, and the 3072-bit
+ * one) with OpenSSL's BIGNUM arithmetic; all of them pass the size, parity,
+ * p * q == n and range checks, so only the consistency checks can reject
+ * them: p == q (n = p^2), q * qinv != 1 mod p (p and q swapped with the old
+ * qinv, qinv - 1), e * dp != 1 mod (p-1) (dp = 0, dp - 2, a wrong e, dq in
+ * place of dp) and e * dq != 1 mod (q-1).
+ */
+struct bn_key {
+    BIGNUM *v[NFIELDS];
+};
+
+static void bn_key_load(struct bn_key *b, const mbt_rsa_parts *parts)
+{
+    for (int i = 0; i < NFIELDS; i++) {
+        b->v[i] = BN_bin2bn(parts->c[i], (int)parts->len[i], NULL);
+        assert_non_null(b->v[i]);
+    }
+}
+
+static void bn_key_free(struct bn_key *b)
+{
+    for (int i = 0; i < NFIELDS; i++) {
+        BN_clear_free(b->v[i]);
+        b->v[i] = NULL;
+    }
+}
+
+/* bn_key_new: mbc_rsa_priv_key_new on the components of b; checks that *key
+ * is NULL on error and returns the error (the key, if any, is freed). */
+static mbc_err bn_key_new(const struct bn_key *b, mbc_rsa_priv_key **keep)
+{
+    static uint8_t buf[NFIELDS][OUT_MAX];
+    mbt_rsa_parts p;
+    for (int i = 0; i < NFIELDS; i++) {
+        const int len = BN_num_bytes(b->v[i]) > 0 ? BN_num_bytes(b->v[i]) : 1;
+        assert_true(len <= OUT_MAX);
+        assert_int_equal(BN_bn2binpad(b->v[i], buf[i], len), len);
+        p.c[i] = buf[i];
+        p.len[i] = (size_t)len;
+    }
+    const mbc_rsa_priv_components comp = mbt_rsa_components(&p);
+    mbc_rsa_priv_key *sk = NULL;
+    mbc_err err = mbc_rsa_priv_key_new(&sk, &comp);
+    if (err != MBC_OK) {
+        assert_null(sk);
+    }
+    if (keep != NULL) {
+        *keep = sk;
+    } else {
+        mbc_rsa_priv_key_free(sk);
+    }
+    return err;
+}
+
+enum bad_kind {
+    BAD_SAME_PRIMES, /* q = p, n = p^2, dq = dp */
+    BAD_SWAPPED,     /* p <-> q and dp <-> dq, qinv kept */
+    BAD_QINV_MINUS,  /* qinv - 1 */
+    BAD_DP_ZERO,     /* dp = 0 */
+    BAD_DQ_ZERO,     /* dq = 0 */
+    BAD_DP_MINUS,    /* dp - 2 */
+    BAD_DQ_MINUS,    /* dq - 2 */
+    BAD_E_PLUS,      /* e + 2 */
+    BAD_DP_IS_DQ,    /* dp = dq (when dq < p) */
+    BAD_COUNT
+};
+
+static const char *const bad_names[BAD_COUNT] = {
+    "p == q",   "p and q swapped, old qinv",
+    "qinv - 1", "dp = 0",
+    "dq = 0",   "dp - 2",
+    "dq - 2",   "e + 2",
+    "dp = dq",
+};
+
+/* make_bad: b becomes the bad key of kind from good; returns the error
+ * mbc_rsa_priv_key_new must give. */
+static mbc_err make_bad(struct bn_key *b, const struct bn_key *good, enum bad_kind kind)
+{
+    BN_CTX *bn_ctx = BN_CTX_new();
+    assert_non_null(bn_ctx);
+    for (int i = 0; i < NFIELDS; i++) {
+        b->v[i] = BN_dup(good->v[i]);
+        assert_non_null(b->v[i]);
+    }
+    mbc_err want = MBC_ERR_KEY_DP;
+    switch (kind) {
+    case BAD_SAME_PRIMES:
+        assert_true(BN_sqr(b->v[F_N], good->v[F_P], bn_ctx));
+        assert_non_null(BN_copy(b->v[F_Q], good->v[F_P]));
+        assert_non_null(BN_copy(b->v[F_DQ], good->v[F_DP]));
+        want = MBC_ERR_KEY_SAME_PRIMES;
+        break;
+    case BAD_SWAPPED:
+        BN_swap(b->v[F_P], b->v[F_Q]);
+        BN_swap(b->v[F_DP], b->v[F_DQ]);
+        /* the old qinv is below the old p, not always below the new one */
+        want = BN_cmp(good->v[F_QINV], good->v[F_Q]) < 0 ? MBC_ERR_KEY_QINV : MBC_ERR_KEY_RANGE;
+        break;
+    case BAD_QINV_MINUS:
+        assert_true(BN_sub_word(b->v[F_QINV], 1));
+        want = MBC_ERR_KEY_QINV;
+        break;
+    case BAD_DP_ZERO:
+        BN_zero(b->v[F_DP]);
+        break;
+    case BAD_DQ_ZERO:
+        BN_zero(b->v[F_DQ]);
+        want = MBC_ERR_KEY_DQ;
+        break;
+    case BAD_DP_MINUS:
+        assert_true(BN_sub_word(b->v[F_DP], 2));
+        break;
+    case BAD_DQ_MINUS:
+        assert_true(BN_sub_word(b->v[F_DQ], 2));
+        want = MBC_ERR_KEY_DQ;
+        break;
+    case BAD_E_PLUS:
+        assert_true(BN_add_word(b->v[F_E], 2));
+        break;
+    case BAD_DP_IS_DQ:
+        assert_non_null(BN_copy(b->v[F_DP], good->v[F_DQ]));
+        want = BN_cmp(good->v[F_DQ], good->v[F_P]) < 0 ? MBC_ERR_KEY_DP : MBC_ERR_KEY_RANGE;
+        break;
+    case BAD_COUNT:
+        break;
+    }
+    BN_CTX_free(bn_ctx);
+    return want;
+}
+
+static void test_key_consistency(void **state)
+{
+    (void)state;
+    const struct fixture *f = fixture();
+    unsigned swapped_qinv = 0, wrong = 0;
+    for (int i = 0; i <= NKEYS; i++) {
+        const struct test_key *k = i < NKEYS ? &f->k[i] : &f->big;
+        struct bn_key good, bad;
+        bn_key_load(&good, &k->parts);
+        assert_int_equal(bn_key_new(&good, NULL), MBC_OK);
+        for (int kind = 0; kind < BAD_COUNT; kind++) {
+            const mbc_err want = make_bad(&bad, &good, (enum bad_kind)kind);
+            const mbc_err got = bn_key_new(&bad, NULL);
+            if (got != want) {
+                print_message("key %d (%u bits), %s: got %s, want %s\n", i,
+                              mbc_rsa_priv_key_bits(k->priv), bad_names[kind], mbc_err_str(got),
+                              mbc_err_str(want));
+                wrong++;
+            }
+            swapped_qinv += kind == BAD_SWAPPED && want == MBC_ERR_KEY_QINV;
+            bn_key_free(&bad);
+        }
+        bn_key_free(&good);
+    }
+    assert_int_equal(wrong, 0);
+    /* OpenSSL makes p > q, so the old qinv < p is below q for most keys */
+    assert_true(swapped_qinv > 0);
+}
+
+/*
+ * A public exponent as long as the modulus allows (e of bits - 1 bits, with
+ * d, dp, dq recomputed by OpenSSL): the consistency checks accept it, and the
+ * key signs (the fault check with this e passes) and round-trips.
+ */
+static void test_key_long_e(void **state)
+{
+    (void)state;
+    const struct fixture *f = fixture();
+    const struct test_key *k = &f->k[0];
+    struct bn_key b;
+    bn_key_load(&b, &k->parts);
+    BN_CTX *bn_ctx = BN_CTX_new();
+    BIGNUM *pm1 = BN_new(), *qm1 = BN_new(), *phi = BN_new(), *d = BN_new();
+    assert_true(bn_ctx != NULL && pm1 != NULL && qm1 != NULL && phi != NULL && d != NULL);
+    assert_true(BN_sub(pm1, b.v[F_P], BN_value_one()) && BN_sub(qm1, b.v[F_Q], BN_value_one()));
+    assert_true(BN_mul(phi, pm1, qm1, bn_ctx));
+    int tries = 0;
+    do {
+        assert_true(++tries < 100);
+        assert_true(BN_rand(b.v[F_E], 8 * LEN - 1, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD));
+    } while (BN_mod_inverse(d, b.v[F_E], phi, bn_ctx) == NULL);
+    assert_true(BN_nnmod(b.v[F_DP], d, pm1, bn_ctx) && BN_nnmod(b.v[F_DQ], d, qm1, bn_ctx));
+    mbc_rsa_priv_key *sk = NULL;
+    assert_int_equal(bn_key_new(&b, &sk), MBC_OK);
+
+    uint8_t e[LEN], out[LEN], back[LEN];
+    mbc_rsa_pub_key *pk = NULL;
+    assert_int_equal(BN_bn2binpad(b.v[F_E], e, LEN), LEN);
+    assert_int_equal(mbc_rsa_pub_key_new(&pk, k->parts.c[F_N], LEN, e, LEN), MBC_OK);
+    const uint8_t *x = f->in[OP_PRIV][0][0];
+    assert_int_equal(mbc_rsa_private_crt(out, x, sk), MBC_OK);
+    assert_int_equal(mbc_rsa_public(back, out, pk), MBC_OK);
+    assert_memory_equal(back, x, LEN);
+    mbc_rsa_priv_key_free(sk);
+    mbc_rsa_pub_key_free(pk);
+    BN_free(pm1);
+    BN_free(qm1);
+    BN_free(phi);
+    BN_clear_free(d);
+    BN_CTX_free(bn_ctx);
+    bn_key_free(&b);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 5. PKCS#1 v1.5 encoding                                                   */
 /* ------------------------------------------------------------------------ */
@@ -1005,6 +1212,7 @@ int main(void)
         MBT_IMPL_TESTS(test_bad_lane_private),  MBT_IMPL_TESTS(test_bad_lane_public),
         MBT_IMPL_TESTS(test_fault_hook),        MBT_IMPL_TESTS(test_api_batch),
         MBT_IMPL_TESTS(test_api_single),        cmocka_unit_test(test_key_constructors),
+        cmocka_unit_test(test_key_consistency), cmocka_unit_test(test_key_long_e),
         MBT_IMPL_TESTS(test_pkcs1_v15),         cmocka_unit_test(test_pkcs1_v15_errors),
     };
     int failed = mbt_run("rsa_lanes", tests);

@@ -587,6 +587,14 @@ static void test_rsa_key_new(void **state)
         k.want = MBC_ERR_KEY_RANGE;
         snprintf(what, sizeof(what), "mbc_rsa_priv_key_new RSA-%u, dq = q", f->bits);
         check_call(what, NULL, run_keygen, &k, MBC_WIPE_RSA_KEY_NEW);
+        /* The last consistency check fails, after all of the secret work
+         * (Montgomery set-up, qinv and dp checks): dq = 0 (KEY_DQ). */
+        static const uint8_t zero[1] = {0};
+        k.c.dq = zero;
+        k.c.dq_len = sizeof(zero);
+        k.want = MBC_ERR_KEY_DQ;
+        snprintf(what, sizeof(what), "mbc_rsa_priv_key_new RSA-%u, dq = 0", f->bits);
+        check_call(what, NULL, run_keygen, &k, MBC_WIPE_RSA_KEY_NEW);
     }
 }
 

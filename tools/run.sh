@@ -6,7 +6,9 @@
 #
 # Both install the Debian 12 packages they need when any is missing (as root,
 # or through sudo). "test" builds and runs the suite twice: a gcc release
-# build, and a clang-14 build with AddressSanitizer + UndefinedBehaviorSanitizer;
+# build (with the constant-time checks of the shipped objects: valgrind
+# memcheck, about 20 s of CPU, and the instruction scan), and a clang-14 build with
+# AddressSanitizer + UndefinedBehaviorSanitizer;
 # then the constant-time check (tests/ct) in a clang-14 MemorySanitizer build
 # (build-msan, about a minute), and the lane manager's threads test in a
 # clang-14 ThreadSanitizer build (build-tsan, only that test and its control,
@@ -20,7 +22,7 @@ cd "$top"
 
 packages=(build-essential meson ninja-build nasm pkg-config python3 libssl-dev openssl
           libcmocka-dev libjansson-dev clang-14 libclang-rt-14-dev libipsec-mb-dev
-          haproxy nghttp2-client)
+          haproxy nghttp2-client valgrind)
 
 install_packages() {
     local missing=()

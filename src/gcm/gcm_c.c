@@ -212,12 +212,14 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
     uint8_t *w = key->rk;
     uint8_t rcon = 1;
     memcpy(w, k, k_len);
-    for (unsigned i = nk; i < words; i++) {
+    /* pos = i mod nk, counted rather than divided: the key schedule has no
+     * division (tools/ct_insn_scan.py) */
+    for (unsigned i = nk, pos = 0; i < words; i++, pos = pos + 1 == nk ? 0 : pos + 1) {
         uint8_t t[4];
         memcpy(t, w + 4 * (i - 1), 4);
-        if (i % nk == 0 || (nk > 6 && i % nk == 4)) {
+        if (pos == 0 || (nk > 6 && pos == 4)) {
             uint8_t b[64] = {0};
-            if (i % nk == 0) {
+            if (pos == 0) {
                 /* RotWord */
                 b[0] = t[1];
                 b[1] = t[2];
@@ -229,7 +231,7 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
             sub_bytes64(b);
             memcpy(t, b, 4);
             mbc_memzero(b, sizeof(b));
-            if (i % nk == 0) {
+            if (pos == 0) {
                 t[0] ^= rcon;
                 rcon = (uint8_t)((rcon << 1) ^ ((rcon >> 7) * 0x1b));
             }

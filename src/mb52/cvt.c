@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "../ct.h"
 #include "../internal.h"
 #include "mb52.h"
 
@@ -54,7 +55,7 @@ uint64_t mbc_mb52_from_be(uint64_t *d, unsigned k, const uint8_t *in, size_t len
         over |= be_limb(in, len, w) & ~low_bits((unsigned)below);
     }
     /* all-ones if any excess bit was set */
-    return 0 - ((over | (0 - over)) >> 63);
+    return ~mbc_ct_is_zero_mask(over);
 }
 
 /* digit_limb: 64-bit limb w of the k-digit number d. */

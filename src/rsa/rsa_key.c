@@ -24,6 +24,11 @@ static uint64_t bn_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, unsign
             r[j] = d & M52;
         }
     }
+#if defined(MBC_MSAN)
+    /* MSan drops the borrows: a borrow out of secret digits is secret. */
+    mbc_msan_spread_all(&borrow, sizeof(borrow), a, k * sizeof(uint64_t));
+    mbc_msan_spread_all(&borrow, sizeof(borrow), b, k * sizeof(uint64_t));
+#endif
     return borrow;
 }
 
@@ -44,12 +49,13 @@ static void bn_cond_sub(uint64_t *x, const uint64_t *m, unsigned k)
     mbc_memzero(t, sizeof(t));
 }
 
-/* bn_double_mod: x = 2x mod m. Pre: x < m, 2m < 2^(52k + 1). */
-static void bn_double_mod(uint64_t *x, const uint64_t *m, unsigned k)
+/* bn_add_mod: x = x + y mod m (y may alias x). Pre: x < m, y <= m,
+ * 2m < 2^(52k + 1). */
+static void bn_add_mod(uint64_t *x, const uint64_t *y, const uint64_t *m, unsigned k)
 {
     uint64_t carry = 0;
     for (unsigned j = 0; j < k; j++) {
-        uint64_t v = (x[j] << 1) | carry;
+        uint64_t v = x[j] + y[j] + carry;
         carry = v >> 52;
         x[j] = (j + 1 < k) ? (v & M52) : v;
     }
@@ -120,6 +126,33 @@ static void bn_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, unsigned k
     mbc_memzero(acc, sizeof(acc));
 }
 
+/*
+ * bn_mul_public_mod: r = e d mod m for a public e (e_bits bits, 52-bit
+ * digits), a secret d <= m and a secret m of k digits, m > 1; m may be even.
+ * Shift-and-add over the bits of e, most significant first (r = 2r + e_i d,
+ * each addition reduced by one conditional subtraction). Why not Montgomery
+ * or a division: m = p - 1 is even, so it has no Montgomery form, and a
+ * division (or a quotient estimate) takes time that depends on the secret
+ * m; here every step is the same two bn_add_mod whatever d and m are, and
+ * the number of steps is e_bits (17 for e = 65537, at most the modulus size).
+ * Only e's bits, which are public, pick what is added, and through a mask.
+ */
+static void bn_mul_public_mod(uint64_t *r, const uint64_t *e, unsigned e_bits, const uint64_t *d,
+                              const uint64_t *m, unsigned k)
+{
+    uint64_t t[MB52_MAX_DIGITS];
+    memset(r, 0, k * sizeof(uint64_t));
+    for (unsigned i = e_bits; i-- > 0;) {
+        const uint64_t bit = 0 - ((e[i / 52] >> (i % 52)) & 1);
+        for (unsigned j = 0; j < k; j++) {
+            t[j] = d[j] & bit;
+        }
+        bn_add_mod(r, r, m, k);
+        bn_add_mod(r, t, m, k);
+    }
+    mbc_memzero(t, sizeof(t));
+}
+
 /* bn_bits: bit length of a public number (variable time). */
 static unsigned bn_bits(const uint64_t *a, unsigned k)
 {
@@ -147,14 +180,14 @@ static void mont_setup(struct rsa_mod_consts *c, const uint64_t *m, unsigned k, 
     memset(c->r1, 0, sizeof(c->r1));
     c->r1[(mbits - 1) / 52] = 1ull << ((mbits - 1) % 52);
     for (unsigned i = mbits - 1; i < 52 * k; i++) {
-        bn_double_mod(c->r1, m, k);
+        bn_add_mod(c->r1, c->r1, m, k);
     }
     /* 52k = t 2^s: y = R 2^t, then s Montgomery squarings give R 2^(t 2^s). */
     unsigned s = (unsigned)__builtin_ctz(52 * k);
     unsigned t = (52 * k) >> s;
     memcpy(y, c->r1, k * sizeof(uint64_t));
     for (unsigned i = 0; i < t; i++) {
-        bn_double_mod(y, m, k);
+        bn_add_mod(y, y, m, k);
     }
     for (unsigned i = 0; i < s; i++) {
         bn_amm(y, y, y, m, c->m0inv, k);
@@ -233,6 +266,79 @@ MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key)
     return mbc_key_info(key, MBC_KEY_RSA_PUB);
 }
 
+/* failed: the verdict of a check on secrets, declassified: 1 if bad (a
+ * word derived from the secrets, zero when the check passed) is non-zero. */
+static int failed(uint64_t bad)
+{
+    mbc_declassify(&bad, sizeof(bad));
+    return bad != 0;
+}
+
+static const uint64_t bn_one[RSA_MAX_HALF_DIGITS] = {1};
+
+/* bn_is_one: 1 (as a secret word) if a (k <= RSA_MAX_HALF_DIGITS digits) is
+ * 1, else 0. */
+static uint64_t bn_is_one(const uint64_t *a, unsigned k)
+{
+    return (uint64_t)mbc_ct_memeq(a, bn_one, k * sizeof(uint64_t));
+}
+
+/* exponent_fails: 1 (as a secret word) unless e d == 1 mod (m - 1), for the
+ * odd prime m (k digits) and d <= m - 1. */
+static uint64_t exponent_fails(const struct mbc_rsa_pub_key *pub, const uint64_t *d,
+                               const uint64_t *m, unsigned k)
+{
+    uint64_t m1[RSA_MAX_HALF_DIGITS], r[RSA_MAX_HALF_DIGITS];
+    memcpy(m1, m, k * sizeof(uint64_t));
+    m1[0] ^= 1; /* m - 1: m is odd */
+    bn_mul_public_mod(r, pub->e, pub->e_bits, d, m1, k);
+    const uint64_t bad = 1 ^ bn_is_one(r, k);
+    mbc_memzero(m1, sizeof(m1));
+    mbc_memzero(r, sizeof(r));
+    return bad;
+}
+
+/*
+ * priv_setup: the Montgomery constants of p and q and qinv_r, then the
+ * consistency of the CRT key: p != q, q qinv == 1 mod p, e dp == 1 mod
+ * (p-1), e dq == 1 mod (q-1) (a key failing one of them gives wrong CRT
+ * results, which the fault check would reject). Constant time; only each verdict is
+ * revealed, up to the first failing one.
+ */
+static mbc_err priv_setup(struct mbc_rsa_priv_key *key, const uint64_t *p, const uint64_t *q,
+                          const uint64_t *qinv)
+{
+    const unsigned kh = key->kh, half = key->pub.tag.info / 2;
+    const size_t len = kh * sizeof(uint64_t);
+    uint64_t rr[RSA_MAX_HALF_DIGITS], t[RSA_MAX_HALF_DIGITS];
+    mont_setup(&key->p, p, kh, half, 1);
+    mont_setup(&key->q, q, kh, half, 1);
+    /* R^2 mod p = R^3 / R: one Montgomery multiply by 1 */
+    bn_amm(rr, key->p.to_mont, bn_one, p, key->p.m0inv, kh);
+    bn_cond_sub(rr, p, kh);
+    bn_amm(key->qinv_r, qinv, rr, p, key->p.m0inv, kh);
+    bn_cond_sub(key->qinv_r, p, kh);
+    /* q qinv mod p = qinv_r q / R (q < 2^half < 2p) */
+    bn_amm(t, key->qinv_r, q, p, key->p.m0inv, kh);
+    bn_cond_sub(t, p, kh);
+
+    const uint64_t same = (uint64_t)mbc_ct_memeq(p, q, len);
+    const uint64_t bad_qinv = 1 ^ bn_is_one(t, kh);
+    mbc_err err = MBC_OK;
+    if (failed(same)) {
+        err = MBC_ERR_KEY_SAME_PRIMES;
+    } else if (failed(bad_qinv)) {
+        err = MBC_ERR_KEY_QINV;
+    } else if (failed(exponent_fails(&key->pub, key->dp, p, kh))) {
+        err = MBC_ERR_KEY_DP;
+    } else if (failed(exponent_fails(&key->pub, key->dq, q, kh))) {
+        err = MBC_ERR_KEY_DQ;
+    }
+    mbc_memzero(rr, sizeof(rr));
+    mbc_memzero(t, sizeof(t));
+    return err;
+}
+
 /* priv_init: validates c and fills key (pub part first). */
 static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_components *c)
 {
@@ -253,7 +359,8 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     too_long |= mbc_mb52_from_be(q, kh, c->q, c->q_len, half);
     uint64_t even = ~(0 - (p[0] & q[0] & 1));
     bn_mul(pq, p, q, kh);
-    int same = mbc_ct_memeq(pq, key->pub.n.m, key->pub.kn * sizeof(uint64_t));
+    uint64_t mismatch =
+        1 ^ (uint64_t)mbc_ct_memeq(pq, key->pub.n.m, key->pub.kn * sizeof(uint64_t));
 
     uint64_t range = mbc_mb52_from_be(key->dp, kh, c->dp, c->dp_len, half);
     range |= mbc_mb52_from_be(key->dq, kh, c->dq, c->dq_len, half);
@@ -263,29 +370,22 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     range |= ~bn_lt_mask(qinv, p, kh);
 
     /* Verdicts only; the first failing check names the error. */
-    if (mbc_value_barrier(too_long) != 0) {
+    if (failed(too_long)) {
         err = MBC_ERR_KEY_SIZE;
-    } else if (mbc_value_barrier(even) != 0) {
+    } else if (failed(even)) {
         err = MBC_ERR_EVEN_MODULUS;
-    } else if (!same) {
+    } else if (failed(mismatch)) {
         err = MBC_ERR_KEY_MISMATCH;
-    } else if (mbc_value_barrier(range) != 0) {
+    } else if (failed(range)) {
         err = MBC_ERR_KEY_RANGE;
     } else {
         /* p q = n with n of exactly bits bits and p, q < 2^half puts both
          * primes above 2^(half-1), as mont_setup and the kernels need. */
         key->kh = kh;
-        mont_setup(&key->p, p, kh, half, 1);
-        mont_setup(&key->q, q, kh, half, 1);
-        uint64_t rr[RSA_MAX_HALF_DIGITS];
-        /* R^2 mod p = R^3 / R: one Montgomery multiply by 1 */
-        uint64_t one[RSA_MAX_HALF_DIGITS] = {1};
-        bn_amm(rr, key->p.to_mont, one, p, key->p.m0inv, kh);
-        bn_cond_sub(rr, p, kh);
-        bn_amm(key->qinv_r, qinv, rr, p, key->p.m0inv, kh);
-        bn_cond_sub(key->qinv_r, p, kh);
-        mbc_memzero(rr, sizeof(rr));
-        key->tag = (struct mbc_key_tag){MBC_KEY_RSA_PRIV, bits};
+        err = priv_setup(key, p, q, qinv);
+        if (err == MBC_OK) {
+            key->tag = (struct mbc_key_tag){MBC_KEY_RSA_PRIV, bits};
+        }
     }
     mbc_memzero(p, sizeof(p));
     mbc_memzero(q, sizeof(q));

@@ -1,20 +1,37 @@
 /*
- * ct_rsa.c - the constant-time check of the RSA private operation, for a
- * MemorySanitizer build (meson -Dct_check=true; see tests/ct/meson.build).
+ * ct_rsa.c - the constant-time check of RSA private keys and the private
+ * operation, for a MemorySanitizer build (meson -Dct_check=true; see
+ * tests/ct/meson.build).
  *
- * For 2048, 3072 and 4096 bits it builds the private key of the first test
- * group of the Wycheproof rsa_pkcs1_<bits>_test.json, poisons the key's
- * secret fields (p and q with their Montgomery constants, dp, dq, qinv_r)
- * and the 8 inputs, and runs mbc_rsa_private_crt_mb8 on the ifma kernel and
- * on the c kernel. MemorySanitizer reports every branch and memory address
- * that depends on a poisoned byte; the library unpoisons (mbc_declassify)
- * only the per-lane verdicts and the outputs it releases. Each call must
- * report every lane OK, the outputs must give the inputs back through the
- * public operation, and both kernels must agree. The lone request runs, on
- * ifma, the horizontal CRT halves and the horizontal public exponentiation
- * of its fault check (rsa_h2.c; checked by their counters). A second call
- * per case has
- * lane 7's input equal to n: that lane must be MBC_LANE_BAD_PARAM.
+ * For 2048, 3072 and 4096 bits it takes the private key of the first test
+ * group of the Wycheproof rsa_pkcs1_<bits>_test.json and poisons its secret
+ * components (p, q, dp, dq, qinv, each given with CTK_PAD poisoned leading zero
+ * bytes) before mbc_rsa_priv_key_new, so key creation is checked too: the
+ * conversions, the size, parity, p * q == n and range checks, the Montgomery
+ * constants and the consistency checks (p != q, q qinv == 1 mod p, e dp == 1
+ * mod (p-1), e dq == 1 mod (q-1)). n and e are public. Bad keys (dp = 0,
+ * dq = 0, qinv = 1, a wrong e, p and q swapped) must get their error with no
+ * report either. Then the 8 poisoned inputs go through
+ * mbc_rsa_private_crt_mb8 on the ifma kernel and on the c kernel.
+ * MemorySanitizer reports every branch and memory address that depends on a
+ * poisoned byte; the library unpoisons (mbc_declassify) only the verdicts of
+ * the key checks, the per-lane verdicts of an operation and the outputs it
+ * releases. Each call must report every lane OK, the outputs must give the
+ * inputs back through the public operation, and both kernels must agree.
+ * The lone request runs, on ifma, the horizontal CRT halves and the
+ * horizontal public exponentiation of its fault check (rsa_h2.c; checked by
+ * their counters). A second call per case has lane 7's input equal to n:
+ * that lane must be MBC_LANE_BAD_PARAM.
+ *
+ * The check is not vacuous: every secret field of the key object (p, q and
+ * their Montgomery constants, dp, dq, qinv_r) must come out of key creation
+ * poisoned, and what the library declassifies must have been secret just
+ * before (recorded through mbc_msan_release_hook): each verdict of key
+ * creation, each released output byte and, in both verdict words of an
+ * operation (input below n, fault check passed), the bit of every request.
+ * MSan drops carries and borrows, so without the library's spreading
+ * (mbc_msan_spread*) some of these would read as public, and a branch on
+ * them would go unreported.
  *
  * Controls, which show that the check can fail: --leaky (a branch on a
  * poisoned key digit) and --leaky-index (a table lookup indexed by a
@@ -33,24 +50,14 @@
 #include "rsa/rsa_internal.h"
 #include "rsa/rsa_kern.h"
 
+#include "ct_rsa_keys.h"
 #include "ct_util.h"
 
-#define MAX_BYTES 512
-
-/* The privateKey fields of a Wycheproof RSA test group, in this order. */
-enum { F_N, F_E, F_P, F_Q, F_DP, F_DQ, F_QINV, F_COUNT };
-static const char *const field_names[F_COUNT] = {
-    "modulus", "publicExponent", "prime1", "prime2", "exponent1", "exponent2", "coefficient",
-};
-
-struct key_material {
-    uint8_t v[F_COUNT][MAX_BYTES + 1];
-    size_t len[F_COUNT];
-};
+#define MAX_BYTES CTK_MAX_BYTES
 
 /* load_key_material: the privateKey of the first test group of
  * rsa_pkcs1_<bits>_test.json. */
-static int load_key_material(unsigned bits, struct key_material *km)
+static int load_key_material(unsigned bits, struct ctk_material *km)
 {
     char file[64];
     snprintf(file, sizeof(file), "rsa_pkcs1_%u_test.json", bits);
@@ -70,8 +77,9 @@ static int load_key_material(unsigned bits, struct key_material *km)
     }
     if (obj != NULL) {
         rc = 0;
-        for (int f = 0; f < F_COUNT && rc == 0; f++) {
-            rc = ct_parse_hex_field(obj, field_names[f], km->v[f], sizeof(km->v[f]), &km->len[f]);
+        for (int f = 0; f < CTK_COUNT && rc == 0; f++) {
+            rc = ct_parse_hex_field(obj, ctk_field_names[f], km->v[f], sizeof(km->v[f]),
+                                    &km->len[f]);
         }
     }
     if (rc != 0) {
@@ -81,14 +89,86 @@ static int load_key_material(unsigned bits, struct key_material *km)
     return rc;
 }
 
-/* poison_key: marks every secret field of key as uninitialised for MSan. */
-static void poison_key(mbc_rsa_priv_key *key)
+static void poison(const void *p, size_t len)
 {
-    __msan_poison(&key->p, sizeof(key->p));
-    __msan_poison(&key->q, sizeof(key->q));
-    __msan_poison(key->dp, sizeof(key->dp));
-    __msan_poison(key->dq, sizeof(key->dq));
-    __msan_poison(key->qinv_r, sizeof(key->qinv_r));
+    __msan_poison(p, len);
+}
+
+/* new_key: ctk_key_new on km (the secret components poisoned). Checks that
+ * it returns want and that each of the verdicts declassified (verdicts of
+ * them) was secret. Returns 0 if so. */
+static int new_key(mbc_rsa_priv_key **key, const struct ctk_material *km, mbc_err want,
+                   size_t verdicts, const char *what)
+{
+    ct_record(1);
+    mbc_err err = ctk_key_new(key, km, poison);
+    ct_record(0);
+    size_t count;
+    const struct ct_release *rel = ct_releases(&count);
+    if (err != want) {
+        printf("# %s: key creation gave %s, expected %s\n", what, mbc_err_str(err),
+               mbc_err_str(want));
+        return -1;
+    }
+    if (rel == NULL || count != verdicts) {
+        printf("# %s: %zu verdicts declassified, expected %zu\n", what, count, verdicts);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (rel[i].len != sizeof(uint64_t) || ct_is_public(rel[i].copy, rel[i].len)) {
+            printf("# %s: key-creation verdict %zu (%zu bytes) was public before its "
+                   "release\n",
+                   what, i, rel[i].len);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* digits_secret: 1 if each of the k digits at d holds a poisoned bit. */
+static int digits_secret(const uint64_t *d, unsigned k)
+{
+    int all = 1;
+    for (unsigned j = 0; j < k; j++) {
+        all &= !ct_is_public(&d[j], sizeof(d[j]));
+    }
+    return all;
+}
+
+static int mod_secret(const struct rsa_mod_consts *c, unsigned k)
+{
+    return !ct_is_public(&c->m0inv, sizeof(c->m0inv)) && digits_secret(c->m, k) &&
+           digits_secret(c->r1, k) && digits_secret(c->to_mont, k);
+}
+
+/* key_secret: 1 if every secret field of key came out of key creation
+ * poisoned (the poison propagated through it). */
+static int key_secret(const mbc_rsa_priv_key *key)
+{
+    const unsigned k = key->kh;
+    return mod_secret(&key->p, k) && mod_secret(&key->q, k) && digits_secret(key->dp, k) &&
+           digits_secret(key->dq, k) && digits_secret(key->qinv_r, k);
+}
+
+/* check_bad_keys: the inconsistent keys built from km are refused with
+ * their error, with no report and secret verdicts. Returns 0 if so. */
+static int check_bad_keys(const struct ctk_material *km, unsigned bits)
+{
+    static struct ctk_material bad;
+    for (unsigned kind = 0; kind < CTK_NUM_BAD; kind++) {
+        mbc_err want;
+        size_t verdicts;
+        char what[64];
+        snprintf(what, sizeof(what), "%u-bit key, %s", bits,
+                 ctk_bad(&bad, km, kind, &want, &verdicts));
+        mbc_rsa_priv_key *key = NULL;
+        int rc = new_key(&key, &bad, want, verdicts, what);
+        mbc_rsa_priv_key_free(key);
+        if (rc != 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The keys, 8 reference inputs and buffers of one modulus size. */
@@ -107,15 +187,15 @@ struct ctx {
 
 static int ctx_init(struct ctx *c, unsigned bits)
 {
-    struct key_material km;
+    struct ctk_material km;
     memset(c, 0, sizeof(*c));
     c->bits = bits;
     c->len = bits / 8;
     if (load_key_material(bits, &km) != 0) {
         return -1;
     }
-    const uint8_t *n = km.v[F_N];
-    size_t n_len = km.len[F_N];
+    const uint8_t *n = km.v[CTK_N];
+    size_t n_len = km.len[CTK_N];
     while (n_len > c->len && n[0] == 0) {
         n++;
         n_len--;
@@ -125,20 +205,24 @@ static int ctx_init(struct ctx *c, unsigned bits)
         return -1;
     }
     memcpy(c->n, n, n_len);
-    const mbc_rsa_priv_components comp = {
-        km.v[F_N],   km.len[F_N],  km.v[F_E],    km.len[F_E],    km.v[F_P],
-        km.len[F_P], km.v[F_Q],    km.len[F_Q],  km.v[F_DP],     km.len[F_DP],
-        km.v[F_DQ],  km.len[F_DQ], km.v[F_QINV], km.len[F_QINV],
-    };
-    mbc_err err = mbc_rsa_priv_key_new(&c->priv, &comp);
-    if (err == MBC_OK) {
-        err = mbc_rsa_pub_key_new(&c->pub, km.v[F_N], km.len[F_N], km.v[F_E], km.len[F_E]);
-    }
-    if (err != MBC_OK) {
-        fprintf(stderr, "ct_rsa: %u-bit key: %s\n", bits, mbc_err_str(err));
+    char what[32];
+    snprintf(what, sizeof(what), "%u-bit key", bits);
+    if (new_key(&c->priv, &km, MBC_OK, CTK_VERDICTS_ALL, what) != 0 ||
+        check_bad_keys(&km, bits) != 0) {
         return -1;
     }
-    poison_key(c->priv);
+    if (!key_secret(c->priv)) {
+        printf("# %s: a secret field of the key object is public after key creation (the "
+               "poison did not propagate)\n",
+               what);
+        return -1;
+    }
+    mbc_err err =
+        mbc_rsa_pub_key_new(&c->pub, km.v[CTK_N], km.len[CTK_N], km.v[CTK_E], km.len[CTK_E]);
+    if (err != MBC_OK) {
+        fprintf(stderr, "ct_rsa: %u-bit public key: %s\n", bits, mbc_err_str(err));
+        return -1;
+    }
 
     /* lane 0: 0, lane 1: 1, lane 2: n - 1, the others random below n */
     ct_rng_seed(0x9E3779B97F4A7C15ull ^ bits);
@@ -168,6 +252,61 @@ static void ctx_free(struct ctx *c)
     mbc_rsa_pub_key_free(c->pub);
 }
 
+/*
+ * check_releases: what the last recorded call declassified was secret just
+ * before: every byte of each output it released (the lanes in released) and,
+ * in each of its two verdict words (input below n, fault check passed), the
+ * bit of each of its slots requests (slot s: the s-th lane of the call).
+ * Returns 0 if so.
+ */
+static int check_releases(const struct ctx *c, const char *impl, uint8_t *const out[MBC_LANES],
+                          unsigned released, unsigned slots)
+{
+    size_t count;
+    const struct ct_release *rel = ct_releases(&count);
+    unsigned outs = 0, verdicts = 0;
+    if (rel == NULL) {
+        printf("# %s %u: too many or too long releases to record\n", impl, c->bits);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        int lane = -1;
+        for (unsigned l = 0; l < MBC_LANES; l++) {
+            lane = rel[i].at == out[l] ? (int)l : lane;
+        }
+        if (lane >= 0) {
+            if (!((released >> lane) & 1u) || rel[i].len != c->len ||
+                !ct_all_bytes_secret(rel[i].copy, c->len)) {
+                printf("# %s %u: the output of lane %d was released with public bytes\n", impl,
+                       c->bits, lane);
+                return -1;
+            }
+            outs++;
+            continue;
+        }
+        if (rel[i].len != sizeof(unsigned)) {
+            printf("# %s %u: a release of %zu bytes that is no output\n", impl, c->bits,
+                   rel[i].len);
+            return -1;
+        }
+        for (unsigned s = 0; s < slots; s++) {
+            if (!ct_bit_is_secret(rel[i].copy, s)) {
+                printf("# %s %u: verdict word %u: the bit of request %u was public before its "
+                       "release\n",
+                       impl, c->bits, verdicts, s);
+                return -1;
+            }
+        }
+        verdicts++;
+    }
+    if (outs != (unsigned)__builtin_popcount(released) || verdicts != 2) {
+        printf("# %s %u: %u outputs and %u verdict words released, expected %d and 2\n", impl,
+               c->bits, outs, verdicts, __builtin_popcount(released));
+        return -1;
+    }
+    return 0;
+}
+
 /* run_case: the checks of one size on the selected kernel. Returns 0 when
  * every check passed (MSan stops the process on any report before that). */
 static int run_case(struct ctx *c, const char *impl)
@@ -187,9 +326,14 @@ static int run_case(struct ctx *c, const char *impl)
         back_p[l] = back[l];
     }
 
+    ct_record(1);
     mbc_status st = mbc_rsa_private_crt_mb8(out, in, priv, c->bits, MBC_LANE_MASK_ALL);
+    ct_record(0);
     if (st != 0) {
         printf("# %s %u: status 0x%08x, expected every lane OK\n", impl, c->bits, st);
+        return -1;
+    }
+    if (check_releases(c, impl, out, MBC_LANE_MASK_ALL, MBC_LANES) != 0) {
         return -1;
     }
     st = mbc_rsa_public_mb8(back_p, (const uint8_t *const *)out, pub, c->bits, MBC_LANE_MASK_ALL);
@@ -220,7 +364,9 @@ static int run_case(struct ctx *c, const char *impl)
 #if MBC_HAVE_IFMA
         const unsigned long h2 = mbc_rsa_kern_hits_h2, h1 = mbc_rsa_kern_hits_h1;
 #endif
+        ct_record(1);
         st = mbc_rsa_private_crt_mb8(out, in, priv, c->bits, few[f]);
+        ct_record(0);
 #if MBC_HAVE_IFMA
         /* the lone request on ifma ran the horizontal halves and the
          * horizontal public exponentiation of its fault check */
@@ -234,6 +380,9 @@ static int run_case(struct ctx *c, const char *impl)
 #endif
         if (mbc_status_ok_mask(st) != few[f]) {
             printf("# %s %u: status 0x%08x with lanes 0x%02x\n", impl, c->bits, st, few[f]);
+            return -1;
+        }
+        if (check_releases(c, impl, out, few[f], (unsigned)__builtin_popcount(few[f])) != 0) {
             return -1;
         }
         for (unsigned l = 0; l < MBC_LANES; l++) {
@@ -283,8 +432,8 @@ static int run_checks(void)
     int failed = 0;
     unsigned tap = 0;
     printf("1..%zu\n", (sizeof(sizes) / sizeof(sizes[0])) * 2);
-    printf("# poisoned under MemorySanitizer: p, q (with their Montgomery constants), dp, "
-           "dq, qinv_r and the 8 inputs\n");
+    printf("# poisoned under MemorySanitizer: p, q, dp, dq, qinv before key creation, and "
+           "the 8 inputs\n");
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         int init_ok = ctx_init(&c, sizes[s]) == 0;
         for (size_t i = 0; i < 2; i++) {
@@ -309,9 +458,7 @@ static int run_checks(void)
                 failed++;
             }
         }
-        if (init_ok) {
-            ctx_free(&c);
-        }
+        ctx_free(&c);
     }
     mbc_cpu_restrict(~(uint64_t)0);
     return failed ? 1 : 0;

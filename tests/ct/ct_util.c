@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct.h"
 #include "ct_util.h"
 #include "../hexval.h"
 
@@ -118,6 +119,54 @@ int ct_select_impl(mbc_alg alg, const char *want, uint64_t allowed)
 int ct_is_public(const void *p, size_t len)
 {
     return len == 0 || __msan_test_shadow(p, len) == -1;
+}
+
+int ct_bit_is_secret(const void *p, size_t bit)
+{
+    /* shifts and masks by constants carry the shadow bit for bit */
+    const uint8_t b = (uint8_t)((((const uint8_t *)p)[bit / 8] >> (bit % 8)) & 1u);
+    return !ct_is_public(&b, 1);
+}
+
+int ct_all_bytes_secret(const void *p, size_t len)
+{
+    int all = len > 0;
+    for (size_t i = 0; i < len; i++) {
+        all &= !ct_is_public((const uint8_t *)p + i, 1);
+    }
+    return all;
+}
+
+static struct ct_release releases[CT_MAX_RELEASES];
+static size_t num_releases;
+static int releases_lost;
+
+/* record_release: mbc_msan_release_hook while recording. */
+static void record_release(const void *p, size_t len)
+{
+    if (num_releases == CT_MAX_RELEASES || len > CT_RELEASE_BYTES) {
+        releases_lost = 1;
+        return;
+    }
+    struct ct_release *r = &releases[num_releases++];
+    r->at = p;
+    r->len = len;
+    memcpy(r->copy, p, len);
+}
+
+void ct_record(int on)
+{
+    if (on) {
+        num_releases = 0;
+        releases_lost = 0;
+    }
+    mbc_msan_release_hook = on ? record_release : NULL;
+}
+
+const struct ct_release *ct_releases(size_t *count)
+{
+    *count = num_releases;
+    return releases_lost ? NULL : releases;
 }
 
 int ct_main(int argc, char **argv, int (*run_checks)(void), int (*run_control)(int index))

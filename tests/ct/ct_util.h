@@ -52,6 +52,35 @@ int ct_select_impl(mbc_alg alg, const char *want, uint64_t allowed);
  * derived from a poisoned secret (or declassified since). */
 int ct_is_public(const void *p, size_t len);
 
+/* ct_bit_is_secret: 1 if bit (0 = the low bit of byte 0) of the bytes at p
+ * is poisoned, i.e. derived from a secret. */
+int ct_bit_is_secret(const void *p, size_t bit);
+
+/* ct_all_bytes_secret: 1 if each of the len bytes at p holds a poisoned bit
+ * (len > 0). */
+int ct_all_bytes_secret(const void *p, size_t len);
+
+/*
+ * Releases: what the library declassifies (mbc_declassify), recorded
+ * through mbc_msan_release_hook just before it is made public, shadow
+ * included (a copy made by memcpy keeps it), so a check can see that a
+ * released value really derives from the poisoned secrets. ct_record(1)
+ * clears the record and starts recording, ct_record(0) stops.
+ */
+#define CT_MAX_RELEASES 32
+#define CT_RELEASE_BYTES 512
+struct ct_release {
+    const void *at; /* where the library declassified it */
+    size_t len;
+    uint8_t copy[CT_RELEASE_BYTES];
+};
+void ct_record(int on);
+
+/* ct_releases: the releases recorded since ct_record(1), in order, their
+ * count in *count; NULL if one was longer than CT_RELEASE_BYTES or there
+ * were more than CT_MAX_RELEASES. */
+const struct ct_release *ct_releases(size_t *count);
+
 /*
  * ct_main: the main() of a check. With no argument, runs run_checks (TAP on
  * stdout; returns its exit code); with --leaky or --leaky-index, the control
