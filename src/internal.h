@@ -32,6 +32,13 @@ void mbc_memzero(void *p, size_t len);
  * depends on len only. */
 int mbc_ct_memeq(const void *a, const void *b, size_t len);
 
+/* mbc_random_bytes: fills len bytes at buf from the OS random generator
+ * (getrandom, retried on EINTR and short reads). MBC_OK, or
+ * MBC_ERR_UNSUPPORTED when the OS gives no randomness (buf is then zeroed:
+ * never a weak value). Under MemorySanitizer the bytes are marked secret
+ * (mbc_classify), so the constant-time check follows them. */
+mbc_err mbc_random_bytes(void *buf, size_t len);
+
 /* mbc_aligned_alloc: 64-byte aligned, zeroed allocation of len bytes (NULL on
  * failure). mbc_aligned_free wipes len bytes and frees. */
 void *mbc_aligned_alloc(size_t len);

@@ -15,13 +15,25 @@ static const char *const err_names[] = {
     "MBC_ERR_FAULT",    "MBC_ERR_UNSUPPORTED",  "MBC_ERR_SIG_INVALID",
     "MBC_ERR_AUTH",     "MBC_ERR_TAG_LEN",      "MBC_ERR_IV_LEN",
     "MBC_ERR_TOO_LONG", "MBC_ERR_STATE", "MBC_ERR_PENDING", "MBC_ERR_BUSY",
+    [MBC_ERR_NOT_ON_CURVE] = "MBC_ERR_NOT_ON_CURVE",
+    [MBC_ERR_POINT_FORMAT] = "MBC_ERR_POINT_FORMAT",
+    [MBC_ERR_POINT_RANGE] = "MBC_ERR_POINT_RANGE",
+    [MBC_ERR_INFINITY] = "MBC_ERR_INFINITY",
+    [MBC_ERR_LOW_ORDER] = "MBC_ERR_LOW_ORDER",
 };
 
 /* Each lane code maps to the mbc_err a single-request call returns. */
 static const mbc_err lane_errs[] = {
-    MBC_OK,           MBC_ERR_BAD_PARAM, MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM,
-    MBC_ERR_BAD_PARAM, MBC_ERR_BAD_PARAM, MBC_ERR_SIG_INVALID, MBC_ERR_FAULT,
-    MBC_ERR_UNSUPPORTED, MBC_ERR_NO_MEMORY,
+    [MBC_LANE_OK] = MBC_OK,
+    [MBC_LANE_EMPTY] = MBC_ERR_BAD_PARAM,
+    [MBC_LANE_NULL_PARAM] = MBC_ERR_NULL_PARAM,
+    [MBC_LANE_BAD_PARAM] = MBC_ERR_BAD_PARAM,
+    [MBC_LANE_NOT_ON_CURVE] = MBC_ERR_NOT_ON_CURVE,
+    [MBC_LANE_LOW_ORDER] = MBC_ERR_LOW_ORDER,
+    [MBC_LANE_SIG_INVALID] = MBC_ERR_SIG_INVALID,
+    [MBC_LANE_FAULT] = MBC_ERR_FAULT,
+    [MBC_LANE_UNSUPPORTED] = MBC_ERR_UNSUPPORTED,
+    [MBC_LANE_NO_MEMORY] = MBC_ERR_NO_MEMORY,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -34,7 +46,7 @@ MBC_API const char *mbc_lane_code_str(unsigned code)
 MBC_API const char *mbc_err_str(mbc_err err)
 {
     unsigned e = (unsigned)err;
-    return e < COUNT(err_names) ? err_names[e] : "MBC_ERR_(unknown)";
+    return e < COUNT(err_names) && err_names[e] != NULL ? err_names[e] : "MBC_ERR_(unknown)";
 }
 
 MBC_API unsigned mbc_status_ok_mask(mbc_status st)

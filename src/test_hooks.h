@@ -12,6 +12,9 @@
  * corrupts on purpose, so that the self-check before release must catch it. */
 struct mbc_test_hooks {
     unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
+    unsigned ec_fault_lanes;  /* the EC result point gets one bit of X flipped */
+    unsigned ec_batch_plan;   /* non-zero: EC calls of 2+ requests take the batch kernel,
+                                 whatever the implementation's one-by-one threshold */
 };
 extern struct mbc_test_hooks mbc_test_hooks;
 #define mbc_test_hook(field) (mbc_test_hooks.field)
