@@ -42,20 +42,18 @@ typedef struct rsa_material {
 
 /* rsa_thread: one worker thread's state. */
 struct rsa_thread {
-    const rsa_case *c;
+    const pk_case *c;
     EVP_PKEY_CTX *ossl[2][BENCH_MAX_KEYS]; /* [op][key]: raw decrypt / encrypt */
     uint8_t out[MBC_LANES][RSA_MAX_BYTES];
-    unsigned next;  /* next request of the pool (one-request calls) */
-    unsigned next8; /* first request of the next 8-lane call, a multiple of 8 */
-    /* rsa_run_mgr: K jobs with their outputs, submit times and free list. */
-    size_t cap_jobs;
-    mbc_job *jobs;
-    uint8_t *job_out;
-    uint64_t *t_submit;
-    unsigned *free_jobs;
+    unsigned next;   /* next request of the pool (one-request calls) */
+    unsigned next8;  /* first request of the next 8-lane call, a multiple of 8 */
+    bench_jobs jobs; /* rsa_run_mgr */
+    char label[32];
 };
 
-struct rsa_case {
+/* pk_case: an RSA case (each workload file has its own; mbc_bench.c only
+ * holds pointers). */
+struct pk_case {
     const rsa_material *m;
     unsigned num_threads;
     mbc_rsa_priv_key *priv[BENCH_MAX_KEYS];
@@ -67,14 +65,6 @@ static rsa_material *g_material[3]; /* 2048, 3072, 4096 */
 
 static const char *const op_name[2] = {"private", "public"};
 
-/* ossl_fail: an OpenSSL failure, with its error queue. */
-static int ossl_fail(const char *what)
-{
-    bench_fail("OpenSSL: %s", what);
-    ERR_print_errors_fp(stderr);
-    return -1;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Material                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -85,7 +75,7 @@ static EVP_PKEY_CTX *raw_ctx(EVP_PKEY *pkey, unsigned op)
 {
     EVP_PKEY_CTX *ctx = mbt_ossl_rsa_raw_ctx(pkey, op == RSA_OP_PRIVATE);
     if (ctx == NULL) {
-        ossl_fail("RSA context setup failed");
+        bench_ossl_fail("RSA context setup failed");
     }
     return ctx;
 }
@@ -103,7 +93,7 @@ static int check_pkcs1(EVP_PKEY *pkey, const uint8_t *digest, const uint8_t *sig
              EVP_PKEY_sign(ctx, buf, &sig_len, digest, 32) > 0;
     EVP_PKEY_CTX_free(ctx);
     if (!ok) {
-        return ossl_fail("PKCS#1 v1.5 signature failed");
+        return bench_ossl_fail("PKCS#1 v1.5 signature failed");
     }
     if (sig_len != len || memcmp(buf, sig, len) != 0) {
         return bench_fail("RSA-%zu: the PKCS#1 encoding differs from OpenSSL's", len * 8);
@@ -142,7 +132,7 @@ static rsa_material *material_new(unsigned bits, unsigned num_keys, int quiet)
     for (unsigned k = 0; k < num_keys && rc == 0; k++) {
         m->pkey[k] = mbt_ossl_rsa_keygen(bits, 65537);
         if (m->pkey[k] == NULL) {
-            rc = ossl_fail("RSA key generation failed");
+            rc = bench_ossl_fail("RSA key generation failed");
             break;
         }
         ctx[k] = raw_ctx(m->pkey[k], RSA_OP_PRIVATE);
@@ -154,7 +144,7 @@ static rsa_material *material_new(unsigned bits, unsigned num_keys, int quiet)
         if (RAND_bytes(digest, sizeof(digest)) != 1 ||
             mbc_rsa_pkcs1_v15_sign_encode(em, m->len, MBC_HASH_SHA256, digest, 32) != MBC_OK ||
             mbt_ossl_rsa_raw_op(ctx[e % num_keys], 1 /* private */, sig, em, m->len) != 0) {
-            rc = ossl_fail("raw RSA signature of a request failed");
+            rc = bench_ossl_fail("raw RSA signature of a request failed");
             break;
         }
         memcpy(m->in[RSA_OP_PUBLIC][e], sig, m->len);
@@ -202,7 +192,7 @@ static int mbc_keys(mbc_rsa_priv_key **priv, mbc_rsa_pub_key **pub, const EVP_PK
     mbt_rsa_parts parts;
     int rc = 0;
     if (mbt_ossl_rsa_get_parts(&parts, pkey, len) != 0) {
-        rc = ossl_fail("reading the RSA key components failed");
+        rc = bench_ossl_fail("reading the RSA key components failed");
     } else {
         mbc_err err = mbt_rsa_keys_new(priv, pub, &parts);
         if (err != MBC_OK) {
@@ -214,14 +204,14 @@ static int mbc_keys(mbc_rsa_priv_key **priv, mbc_rsa_pub_key **pub, const EVP_PK
     return rc;
 }
 
-static const void *lane_key(const rsa_case *c, unsigned op, unsigned e)
+static const void *lane_key(const pk_case *c, unsigned op, unsigned e)
 {
     unsigned k = e % c->m->num_keys;
     return op == RSA_OP_PRIVATE ? (const void *)c->priv[k] : (const void *)c->pub[k];
 }
 
 /* mb8_call: one 8-lane call of op on requests e0..e0+7 into out. */
-static mbc_status mb8_call(const rsa_case *c, unsigned op, unsigned e0,
+static mbc_status mb8_call(const pk_case *c, unsigned op, unsigned e0,
                            uint8_t (*out)[RSA_MAX_BYTES])
 {
     const rsa_material *m = c->m;
@@ -241,7 +231,7 @@ static mbc_status mb8_call(const rsa_case *c, unsigned op, unsigned e0,
 }
 
 /* check_mb8: status and results of an 8-lane call on requests e0..e0+7. */
-static int check_mb8(const rsa_case *c, unsigned op, unsigned e0, mbc_status st,
+static int check_mb8(const pk_case *c, unsigned op, unsigned e0, mbc_status st,
                      uint8_t (*out)[RSA_MAX_BYTES])
 {
     const rsa_material *m = c->m;
@@ -259,7 +249,7 @@ static int check_mb8(const rsa_case *c, unsigned op, unsigned e0, mbc_status st,
     return 0;
 }
 
-void rsa_case_free(rsa_case *c)
+void rsa_case_free(pk_case *c)
 {
     if (c == NULL) {
         return;
@@ -274,10 +264,7 @@ void rsa_case_free(rsa_case *c)
                 EVP_PKEY_CTX_free(th->ossl[op][k]);
             }
         }
-        free(th->jobs);
-        free(th->job_out);
-        free(th->t_submit);
-        free(th->free_jobs);
+        bench_jobs_free(&th->jobs);
         free(th);
     }
     for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
@@ -287,10 +274,10 @@ void rsa_case_free(rsa_case *c)
     free(c);
 }
 
-rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts)
+pk_case *rsa_case_new(unsigned bits, const bench_opts *opts)
 {
     const rsa_material *m = material_get(bits, opts->keys, opts->quiet);
-    rsa_case *c = calloc(1, sizeof(*c));
+    pk_case *c = calloc(1, sizeof(*c));
     if (m == NULL || c == NULL) {
         free(c);
         return NULL;
@@ -339,7 +326,7 @@ rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts)
     return c;
 }
 
-void *const *rsa_case_threads(const rsa_case *c)
+void *const *rsa_case_threads(const pk_case *c)
 {
     return (void *const *)c->th;
 }
@@ -348,41 +335,10 @@ void *const *rsa_case_threads(const rsa_case *c)
 /* Run functions                                                             */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t deadline(uint64_t start, double seconds)
-{
-    return start + (uint64_t)(seconds * 1e9);
-}
-
-/*
- * One timed unit of a run: does its operations, sets *t_done as soon as they
- * are done (before the check, so latency excludes it), checks the results
- * and returns how many operations it did, or -1.
- */
-typedef int (*rsa_unit)(struct rsa_thread *th, unsigned op, uint64_t *t_done);
-
-/* timed_run: units until seconds have passed; one latency sample a unit. */
-static int timed_run(struct rsa_thread *th, const void *arg, double seconds, run_out *out,
-                     rsa_unit unit)
-{
-    const unsigned op = ((const rsa_arg *)arg)->op;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t t0 = start, t1;
-    do {
-        const int n = unit(th, op, &t1);
-        if (n < 0) {
-            return -1;
-        }
-        run_out_lat(out, t1 - t0);
-        out->ops += (uint64_t)n;
-        t0 = bench_now_ns();
-    } while (t1 < end);
-    out->elapsed = (double)(t1 - start) * 1e-9;
-    return 0;
-}
-
 /* unit_mb8: one 8-lane call (its latency is the batch's). */
-static int unit_mb8(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
 {
+    struct rsa_thread *th = ts;
     const unsigned e0 = th->next8;
     th->next8 = (th->next8 + MBC_LANES) % RSA_POOL;
     mbc_status st = mb8_call(th->c, op, e0, th->out);
@@ -391,9 +347,10 @@ static int unit_mb8(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 }
 
 /* unit_single: one single-request call. */
-static int unit_single(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 {
-    const rsa_case *c = th->c;
+    struct rsa_thread *th = ts;
+    const pk_case *c = th->c;
     const rsa_material *m = c->m;
     const unsigned e = th->next;
     th->next = (th->next + 1) % RSA_POOL;
@@ -410,8 +367,9 @@ static int unit_single(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 }
 
 /* unit_ossl: one OpenSSL operation, same request pool. */
-static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
+static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 {
+    struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
     const unsigned e = th->next;
     th->next = (th->next + 1) % RSA_POOL;
@@ -420,7 +378,7 @@ static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
                                  m->in[op][e], m->len);
     *t_done = bench_now_ns();
     if (rc != 0) {
-        return ossl_fail("raw RSA operation failed");
+        return bench_ossl_fail("raw RSA operation failed");
     }
     if (memcmp(th->out[0], m->want[op][e], m->len) != 0) {
         return bench_fail("RSA-%u %s: OpenSSL's result changed", m->bits, op_name[op]);
@@ -430,197 +388,63 @@ static int unit_ossl(struct rsa_thread *th, unsigned op, uint64_t *t_done)
 
 int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_mb8);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_mb8);
 }
 
 int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_single);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_single);
 }
 
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return timed_run(ts, arg, seconds, out, unit_ossl);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_ossl);
 }
 
-/* jobs_reserve: room for k jobs in th. */
-static int jobs_reserve(struct rsa_thread *th, size_t k)
+/* The manager runs (loops.c): job j of op on request j % RSA_POOL. */
+static void job_init(void *ts, unsigned op, unsigned j, mbc_job *job, uint8_t *out, uint8_t *out2)
 {
-    if (th->cap_jobs >= k) {
-        return 0;
-    }
-    free(th->jobs);
-    free(th->job_out);
-    free(th->t_submit);
-    free(th->free_jobs);
-    th->jobs = calloc(k, sizeof(*th->jobs));
-    th->job_out = calloc(k, RSA_MAX_BYTES);
-    th->t_submit = calloc(k, sizeof(*th->t_submit));
-    th->free_jobs = calloc(k, sizeof(*th->free_jobs));
-    if (th->jobs == NULL || th->job_out == NULL || th->t_submit == NULL || th->free_jobs == NULL) {
-        th->cap_jobs = 0;
-        return bench_fail("out of memory");
-    }
-    th->cap_jobs = k;
-    return 0;
-}
-
-/* job_init: job j of op on request j % RSA_POOL. */
-static void job_init(struct rsa_thread *th, unsigned op, unsigned j)
-{
+    const struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
     const unsigned e = j % RSA_POOL;
-    mbc_job *job = &th->jobs[j];
-    memset(job, 0, sizeof(*job));
+    (void)out2;
     job->op = op == RSA_OP_PRIVATE ? MBC_OP_RSA_PRIVATE : MBC_OP_RSA_PUBLIC;
     job->key = lane_key(th->c, op, e);
     job->in = m->in[op][e];
     job->in_len = m->len;
-    job->out = th->job_out + (size_t)j * RSA_MAX_BYTES;
+    job->out = out;
     job->out_len = m->len;
-    job->user_data = &th->t_submit[j];
 }
 
-/* job_check: a completed job has status OK and OpenSSL's result. */
-static int job_check(const struct rsa_thread *th, unsigned op, const mbc_job *job)
+/* job_check: a completed job has OpenSSL's result. */
+static int job_check(void *ts, unsigned op, const mbc_job *job, unsigned j)
 {
+    const struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
-    const size_t j = (size_t)(job - th->jobs);
-    if (j >= th->cap_jobs || job->user_data != &th->t_submit[j]) {
-        return bench_fail("RSA-%u %s, manager: a completed job is not ours", m->bits, op_name[op]);
-    }
-    if (job->status != MBC_OK) {
-        return bench_fail("RSA-%u %s, manager: job %zu completed with %s", m->bits, op_name[op], j,
-                          mbc_err_str(job->status));
-    }
     if (memcmp(job->out, m->want[op][j % RSA_POOL], m->len) != 0) {
-        return bench_fail("RSA-%u %s, manager: job %zu differs from OpenSSL", m->bits, op_name[op],
+        return bench_fail("RSA-%u %s, manager: job %u differs from OpenSSL", m->bits, op_name[op],
                           j);
     }
     return 0;
 }
 
-/*
- * drain: collects every completed job: latency from its submission to now,
- * result checked, job back on the free list. Returns the number collected,
- * or -1. *last: the time of the last collection.
- */
-static long drain(struct rsa_thread *th, mbc_mgr *mgr, unsigned op, unsigned *num_free,
-                  run_out *out, uint64_t *last)
+static const char *job_label(void *ts, unsigned op)
 {
-    long n = 0;
-    mbc_job *job;
-    while ((job = mbc_mgr_get_completed(mgr)) != NULL) {
-        const uint64_t now = bench_now_ns();
-        if (job_check(th, op, job) != 0) {
-            return -1;
-        }
-        const size_t j = (size_t)(job - th->jobs);
-        run_out_lat(out, now - th->t_submit[j]);
-        th->free_jobs[(*num_free)++] = (unsigned)j;
-        *last = now;
-        n++;
-    }
-    return n;
+    struct rsa_thread *th = ts;
+    snprintf(th->label, sizeof(th->label), "RSA-%u %s", th->c->m->bits, op_name[op]);
+    return th->label;
 }
 
-/*
- * rsa_run_mgr: K requests in flight through one manager (this thread's),
- * closed loop, as an event loop would run it: submit until K are in flight;
- * collect what completed; when nothing completed and nothing else can arrive
- * (all K are submitted and waiting), flush, the way an event loop flushes
- * when it goes idle; every collected request is resubmitted at once (its
- * client sends the next one). Latency: submit to collection, per job.
- */
+static const bench_mgr_fns mgr_fns = {job_init, job_check, job_label, RSA_MAX_BYTES};
+
 int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 {
     struct rsa_thread *th = ts;
-    const rsa_material *m = th->c->m;
-    const rsa_arg *a = arg;
-    const unsigned op = a->op, k = a->k;
-    if (jobs_reserve(th, k) != 0) {
-        return -1;
-    }
-    mbc_mgr *mgr = NULL;
-    const mbc_mgr_config cfg = {.max_wait_us = 0, .flags = 0};
-    mbc_err err = mbc_mgr_new(&mgr, &cfg);
-    if (err != MBC_OK) {
-        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
-    }
-    unsigned num_free = 0;
-    for (unsigned j = k; j-- > 0;) {
-        job_init(th, op, j);
-        th->free_jobs[num_free++] = j;
-    }
-    int rc = 0;
-    const uint64_t start = bench_now_ns(), end = deadline(start, seconds);
-    uint64_t last = start;
-    while (rc == 0) {
-        while (num_free > 0) {
-            const unsigned j = th->free_jobs[--num_free];
-            memset(th->jobs[j].out, 0, m->len);
-            th->t_submit[j] = bench_now_ns();
-            err = mbc_mgr_submit(mgr, &th->jobs[j]);
-            if (err != MBC_OK) {
-                rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
-                break;
-            }
-        }
-        long n = rc == 0 ? drain(th, mgr, op, &num_free, out, &last) : 0;
-        if (n == 0 && rc == 0) {
-            mbc_mgr_flush(mgr);
-            n = drain(th, mgr, op, &num_free, out, &last);
-            if (n == 0) {
-                rc = bench_fail("RSA-%u %s, manager: nothing completed after a flush with %u "
-                                "jobs in flight",
-                                m->bits, op_name[op], k);
-            }
-        }
-        if (n < 0) {
-            rc = -1;
-        }
-        if (rc == 0) {
-            out->ops += (uint64_t)n;
-        }
-        if (last >= end) {
-            break;
-        }
-    }
-    out->elapsed = (double)(last - start) * 1e-9;
-    mbc_mgr_flush(mgr);
-    while (mbc_mgr_get_completed(mgr) != NULL) {
-    }
-    mbc_mgr_free(mgr);
-    return rc;
+    const pk_arg *a = arg;
+    return bench_run_mgr(th, &th->jobs, &mgr_fns, a->op, a->k, seconds, out);
 }
 
-int rsa_check_mgr(rsa_case *c, unsigned op)
+int rsa_check_mgr(pk_case *c, unsigned op)
 {
-    struct rsa_thread *th = c->th[0];
-    const rsa_material *m = c->m;
-    if (jobs_reserve(th, 1) != 0) {
-        return -1;
-    }
-    mbc_mgr *mgr = NULL;
-    mbc_err err = mbc_mgr_new(&mgr, NULL);
-    if (err != MBC_OK) {
-        return bench_fail("mbc_mgr_new: %s", mbc_err_str(err));
-    }
-    job_init(th, op, 0);
-    memset(th->jobs[0].out, 0, m->len);
-    err = mbc_mgr_submit(mgr, &th->jobs[0]);
-    mbc_mgr_flush(mgr);
-    mbc_job *job = mbc_mgr_get_completed(mgr);
-    int rc = 0;
-    if (err != MBC_OK) {
-        rc = bench_fail("mbc_mgr_submit: %s", mbc_err_str(err));
-    } else if (job != &th->jobs[0] || mbc_mgr_get_completed(mgr) != NULL) {
-        rc = bench_fail("RSA-%u %s, manager: one job submitted and flushed, but the manager "
-                        "did not return exactly it",
-                        m->bits, op_name[op]);
-    } else {
-        rc = job_check(th, op, job);
-    }
-    mbc_mgr_free(mgr);
-    return rc;
+    return bench_check_mgr(c->th[0], &c->th[0]->jobs, &mgr_fns, op);
 }

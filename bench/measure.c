@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/err.h>
+
 #include "bench.h"
 
 static int g_cpus[CPU_SETSIZE];
@@ -42,6 +44,13 @@ int bench_fail(const char *fmt, ...)
 }
 
 /* xcalloc: calloc or exit (the bench cannot go on without memory). */
+int bench_ossl_fail(const char *what)
+{
+    bench_fail("OpenSSL: %s", what);
+    ERR_print_errors_fp(stderr);
+    return -1;
+}
+
 static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
@@ -127,7 +136,8 @@ static void *worker_main(void *p)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     w->rc = w->item->fn(w->ts, w->item->arg, w->seconds, w->out);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-    w->out->cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+    w->out->cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9 -
+                  w->out->cpu_untimed;
     return NULL;
 }
 
@@ -142,6 +152,7 @@ static int run_threads(const bench_item *item, unsigned n, double seconds, run_o
         out[t].ops = 0;
         out[t].elapsed = 0;
         out[t].cpu = 0;
+        out[t].cpu_untimed = 0;
         out[t].num_lat = 0;
         out[t].want_lat = item->latency;
         w[t] = (struct worker){item, item->ts[t], seconds, &out[t], &barrier, bench_cpu(t), 0};

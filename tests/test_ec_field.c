@@ -26,30 +26,6 @@ static const struct ec_curve *const curves[] = {&mbc_ec_p256, &mbc_ec_p384};
 /* BIGNUM <-> rows                                                           */
 /* ------------------------------------------------------------------------ */
 
-static BIGNUM *lane_bn(const mb52_row *a, unsigned k, unsigned lane)
-{
-    BIGNUM *r = BN_new();
-    assert_non_null(r);
-    BN_zero(r);
-    for (unsigned j = k; j-- > 0;) {
-        assert_true(BN_lshift(r, r, 52) == 1 && BN_add_word(r, a[j][lane]) == 1);
-    }
-    return r;
-}
-
-static void bn_to_lane(mb52_row *a, unsigned k, unsigned lane, const BIGNUM *v)
-{
-    BIGNUM *t = BN_new();
-    assert_non_null(t);
-    assert_true(BN_num_bits(v) <= (int)(52 * k));
-    for (unsigned j = 0; j < k; j++) {
-        assert_true(BN_rshift(t, v, (int)(52 * j)) == 1);
-        BN_mask_bits(t, 52);
-        a[j][lane] = BN_get_word(t);
-    }
-    BN_free(t);
-}
-
 static BIGNUM *digits_bn(const uint64_t *d, unsigned k)
 {
     BIGNUM *r = BN_new();
@@ -63,7 +39,7 @@ static BIGNUM *digits_bn(const uint64_t *d, unsigned k)
 
 static BIGNUM *mod_bn(const struct ec_mod *md, unsigned k)
 {
-    return lane_bn(md->m, k, 0);
+    return mbt_lane_bn(md->m, k, 0);
 }
 
 /* group_of: OpenSSL's group of c. */
@@ -114,11 +90,11 @@ static void check_mod(const struct ec_mod *md, const BIGNUM *want, unsigned k, B
         assert_true(md->m0inv[l] == md->m0inv[0]);
     }
     BN_lshift1(t, m);
-    BIGNUM *m2 = lane_bn(md->m2, k, 0);
+    BIGNUM *m2 = mbt_lane_bn(md->m2, k, 0);
     assert_int_equal(BN_cmp(m2, t), 0);
     BN_one(r);
     BN_lshift(r, r, (int)(52 * k)); /* R */
-    BIGNUM *one = lane_bn(md->one, k, 0), *rr = lane_bn(md->rr, k, 0);
+    BIGNUM *one = mbt_lane_bn(md->one, k, 0), *rr = mbt_lane_bn(md->rr, k, 0);
     BN_mod(t, r, m, ctx);
     assert_int_equal(BN_cmp(one, t), 0);
     BN_mod_mul(t, t, t, m, ctx);
@@ -169,7 +145,8 @@ static void test_constants(void **state)
         BIGNUM *t = BN_new();
         BN_sub(t, p, a);
         assert_true(BN_is_word(t, 3));
-        BIGNUM *bm = lane_bn(c->b, k, 0), *gxm = lane_bn(c->gx, k, 0), *gym = lane_bn(c->gy, k, 0);
+        BIGNUM *bm = mbt_lane_bn(c->b, k, 0), *gxm = mbt_lane_bn(c->gx, k, 0),
+               *gym = mbt_lane_bn(c->gy, k, 0);
         BIGNUM *bb = from_mont_bn(bm, p, k, ctx), *xx = from_mont_bn(gxm, p, k, ctx),
                *yy = from_mont_bn(gym, p, k, ctx);
         assert_int_equal(BN_cmp(bb, b), 0);
@@ -297,7 +274,7 @@ static void operand(mb52_row *x, const BIGNUM *m, unsigned k, unsigned kind, uns
             BN_rand_range(v, lim);
             break;
         }
-        bn_to_lane(x, k, l, v);
+        mbt_bn_to_lane(x, k, l, v);
     }
     BN_free(v);
     BN_free(lim);
@@ -308,7 +285,7 @@ static void operand(mb52_row *x, const BIGNUM *m, unsigned k, unsigned kind, uns
 static void check_lane(const mb52_row *r, unsigned k, unsigned l, const BIGNUM *m,
                        const BIGNUM *want, BN_CTX *ctx, const char *what)
 {
-    BIGNUM *rb = lane_bn(r, k, l), *t = BN_new(), *w = BN_new();
+    BIGNUM *rb = mbt_lane_bn(r, k, l), *t = BN_new(), *w = BN_new();
     for (unsigned j = 0; j < k; j++) {
         if (r[j][l] > MB52_MASK) {
             fail_msg("%s lane %u: digit %u not normalised", what, l, j);
@@ -363,7 +340,7 @@ static void test_fe_ops(void **state)
                              c->id == MBC_CURVE_P256 ? "P-256" : "P-384", mi == 0 ? "p" : "n",
                              op_names[op]);
                     for (unsigned l = 0; l < 8; l++) {
-                        BIGNUM *ab = lane_bn(a, k, l), *bb = lane_bn(b, k, l);
+                        BIGNUM *ab = mbt_lane_bn(a, k, l), *bb = mbt_lane_bn(b, k, l);
                         switch (op) {
                         case EC_FE_MUL:
                             BN_mod_mul(want, ab, bb, m, ctx);
@@ -398,7 +375,7 @@ static void test_fe_ops(void **state)
                         }
                         check_lane(r, k, l, m, want, ctx, what);
                         if (op == EC_FE_CANON) {
-                            BIGNUM *rb = lane_bn(r, k, l);
+                            BIGNUM *rb = mbt_lane_bn(r, k, l);
                             assert_true(BN_cmp(rb, m) < 0);
                             BN_free(rb);
                         }
@@ -461,9 +438,9 @@ static void set_point(const struct ec_curve *c, struct ec_pt *p, unsigned l, con
     }
     BIGNUM *xm = to_mont_bn(x, pm, c->k, ctx), *ym = to_mont_bn(y, pm, c->k, ctx),
            *zm = to_mont_bn(z, pm, c->k, ctx);
-    bn_to_lane(p->x, c->k, l, xm);
-    bn_to_lane(p->y, c->k, l, ym);
-    bn_to_lane(p->z, c->k, l, zm);
+    mbt_bn_to_lane(p->x, c->k, l, xm);
+    mbt_bn_to_lane(p->y, c->k, l, ym);
+    mbt_bn_to_lane(p->z, c->k, l, zm);
     BN_free(pm);
     BN_free(x);
     BN_free(y);
@@ -480,7 +457,8 @@ static void check_point(const struct ec_curve *c, const struct ec_pt *p, unsigne
 {
     const unsigned k = c->k;
     BIGNUM *pm = mod_bn(&c->p, k);
-    BIGNUM *xr = lane_bn(p->x, k, l), *yr = lane_bn(p->y, k, l), *zr = lane_bn(p->z, k, l);
+    BIGNUM *xr = mbt_lane_bn(p->x, k, l), *yr = mbt_lane_bn(p->y, k, l),
+           *zr = mbt_lane_bn(p->z, k, l);
     BIGNUM *x = from_mont_bn(xr, pm, k, ctx), *y = from_mont_bn(yr, pm, k, ctx),
            *z = from_mont_bn(zr, pm, k, ctx);
     BIGNUM *two_p = BN_new();
@@ -650,7 +628,7 @@ static void test_gtab(void **state)
                 EC_POINT_mul(g, q, s, NULL, NULL, ctx);
                 EC_POINT_get_affine_coordinates(g, q, x, y, ctx);
                 const mb52_row *e = tab + ((size_t)(i / 8) * EC_GT_ENTRIES + j) * 2 * k;
-                BIGNUM *ex = lane_bn(e, k, i % 8), *ey = lane_bn(e + k, k, i % 8);
+                BIGNUM *ex = mbt_lane_bn(e, k, i % 8), *ey = mbt_lane_bn(e + k, k, i % 8);
                 BIGNUM *wx = to_mont_bn(x, pm, k, ctx), *wy = to_mont_bn(y, pm, k, ctx);
                 if (BN_cmp(ex, wx) != 0 || BN_cmp(ey, wy) != 0) {
                     fail_msg("P-%u table: window %u, entry %u differs", c->bits, i, j);
@@ -707,7 +685,7 @@ static void random_scalar(const struct ec_curve *c, mb52_row *r, unsigned l, uns
             BN_rand_range(v, n);
         } while (BN_is_zero(v));
     }
-    bn_to_lane(r, c->k, l, v);
+    mbt_bn_to_lane(r, c->k, l, v);
     BN_free(n);
     BN_free(v);
 }

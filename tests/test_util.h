@@ -17,8 +17,11 @@
 
 /* MBT_IMPL_TESTS(fn): two cmocka entries, "fn/c" and "fn/ifma"; the test's
  * *state is the implementation name. Call mbt_use_impl(state) first. */
-#define MBT_IMPL_TESTS(fn)                                                            \
-    {#fn "/c", fn, NULL, NULL, (void *)"c"}, {#fn "/ifma", fn, NULL, NULL, (void *)"ifma"}
+#define MBT_IMPL_TESTS(fn)                                                                         \
+    {#fn "/c", fn, NULL, NULL, (void *)"c"},                                                       \
+    {                                                                                              \
+#fn "/ifma", fn, NULL, NULL, (void *)"ifma"                                                \
+    }
 
 /*
  * mbt_use_impl: selects the implementation named by *state ("c" or "ifma")
@@ -75,7 +78,15 @@ int mbt_soak(void);
  * memory and UB errors rather than to repeat the statistics; n otherwise. */
 size_t mbt_scale(size_t n);
 
+/* mbt_lane_bn: lane lane of the k mb52 rows a (uint64_t[8] each) as a new
+ * BIGNUM. mbt_bn_to_lane: the other way (v must fit k digits; the other
+ * lanes are left as they are). Both fail the test on an OpenSSL error. */
+struct bignum_st;
+struct bignum_st *mbt_lane_bn(const uint64_t (*a)[8], unsigned k, unsigned lane);
+void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const struct bignum_st *v);
+
 /* mbt_run: runs the group, returns cmocka's failure count. */
-#define mbt_run(name, tests) _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
+#define mbt_run(name, tests)                                                                       \
+    _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
 
 #endif /* MBC_TESTS_TEST_UTIL_H */

@@ -312,8 +312,13 @@ MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
                                       const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
                                       unsigned lane_mask)
 {
-    const struct ec_call c = {EC_OP_SIGN, curve, mbc_ec_curve(curve),     sig, NULL, digest,
-                              digest_len, NULL,  (const void *const *)key};
+    const struct ec_call c = {.op = EC_OP_SIGN,
+                              .curve = curve,
+                              .c = mbc_ec_curve(curve),
+                              .out = sig,
+                              .in = digest,
+                              .in_len = digest_len,
+                              .key = (const void *const *)key};
     return sign_mb8(&c, lane_mask);
 }
 
@@ -326,15 +331,14 @@ MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
 {
     /* a NULL k array: every active lane NULL_PARAM, never a random nonce */
     static const uint8_t *const none[MBC_LANES] = {NULL};
-    const struct ec_call c = {EC_OP_SIGN,
-                              curve,
-                              mbc_ec_curve(curve),
-                              sig,
-                              NULL,
-                              digest,
-                              digest_len,
-                              k != NULL ? k : none,
-                              (const void *const *)key};
+    const struct ec_call c = {.op = EC_OP_SIGN,
+                              .curve = curve,
+                              .c = mbc_ec_curve(curve),
+                              .out = sig,
+                              .in = digest,
+                              .in_len = digest_len,
+                              .in2 = k != NULL ? k : none,
+                              .key = (const void *const *)key};
     return sign_mb8(&c, lane_mask);
 }
 
@@ -348,8 +352,13 @@ MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
                                         const mbc_ec_pub_key *const key[MBC_LANES], mbc_curve curve,
                                         unsigned lane_mask)
 {
-    const struct ec_call c = {EC_OP_VERIFY, curve, mbc_ec_curve(curve),     NULL, NULL, digest,
-                              digest_len,   sig,   (const void *const *)key};
+    const struct ec_call c = {.op = EC_OP_VERIFY,
+                              .curve = curve,
+                              .c = mbc_ec_curve(curve),
+                              .in = digest,
+                              .in_len = digest_len,
+                              .in2 = sig,
+                              .key = (const void *const *)key};
     const void *const *const arrays[2] = {(const void *const *)sig, c.key};
     struct mbc_lanes ln;
     struct ec_work *w = ec_start(&ln, &c, lane_mask, arrays, 2);
@@ -398,8 +407,12 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
                                 const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
                                 unsigned lane_mask)
 {
-    const struct ec_call c = {EC_OP_ECDH, curve, mbc_ec_curve(curve),     secret, NULL, peer,
-                              NULL,       NULL,  (const void *const *)key};
+    const struct ec_call c = {.op = EC_OP_ECDH,
+                              .curve = curve,
+                              .c = mbc_ec_curve(curve),
+                              .out = secret,
+                              .in = peer,
+                              .key = (const void *const *)key};
     const void *const *const arrays[3] = {(const void *const *)secret, (const void *const *)peer,
                                           c.key};
     struct mbc_lanes ln;
@@ -435,8 +448,8 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
 MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],
                                      mbc_curve curve, unsigned lane_mask)
 {
-    const struct ec_call c = {EC_OP_KEYGEN, curve, mbc_ec_curve(curve), d, point, NULL, NULL,
-                              NULL,         NULL};
+    const struct ec_call c = {
+        .op = EC_OP_KEYGEN, .curve = curve, .c = mbc_ec_curve(curve), .out = d, .out2 = point};
     const void *const *const arrays[2] = {(const void *const *)d, (const void *const *)point};
     struct mbc_lanes ln;
     struct ec_work *w = ec_start(&ln, &c, lane_mask, arrays, 2);

@@ -283,29 +283,16 @@ static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a
     fe_blend(k, r->z, m, a->z, b->z);
 }
 
-/* pt_add: r = p + q for any points (RCB algorithm 4). r may alias p or q. */
-static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
-                   const struct ec_pt *q)
+/*
+ * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
+ * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
+ * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
+ * are overwritten): 7 M + 2 M_b + 14 add/sub. r may alias P or Q.
+ */
+static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
+                     mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, x3, y3, z3;
-    FP_MUL(t0, p->x, q->x);
-    FP_MUL(t1, p->y, q->y);
-    FP_MUL(t2, p->z, q->z);
-    FP_ADD(t3, p->x, p->y);
-    FP_ADD(t4, q->x, q->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_ADD(t4, p->y, p->z);
-    FP_ADD(x3, q->y, q->z);
-    FP_MUL(t4, t4, x3);
-    FP_ADD(x3, t1, t2);
-    FP_SUB(t4, t4, x3);
-    FP_ADD(x3, p->x, p->z);
-    FP_ADD(y3, q->x, q->z);
-    FP_MUL(x3, x3, y3);
-    FP_ADD(y3, t0, t2);
-    FP_SUB(y3, x3, y3);
+    EC_ALIGN fe x3, z3;
     FP_MUL(z3, c->b, t2);
     FP_SUB(x3, y3, z3);
     FP_ADD(z3, x3, x3);
@@ -334,12 +321,39 @@ static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt
     mb52_copy(r->y, y3, c->k);
 }
 
+/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b + 29
+ * add/sub). r may alias p or q. */
+static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                   const struct ec_pt *q)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, u, y3;
+    FP_MUL(t0, p->x, q->x);
+    FP_MUL(t1, p->y, q->y);
+    FP_MUL(t2, p->z, q->z);
+    FP_ADD(t3, p->x, p->y);
+    FP_ADD(t4, q->x, q->y);
+    FP_MUL(t3, t3, t4);
+    FP_ADD(t4, t0, t1);
+    FP_SUB(t3, t3, t4);
+    FP_ADD(t4, p->y, p->z);
+    FP_ADD(u, q->y, q->z);
+    FP_MUL(t4, t4, u);
+    FP_ADD(u, t1, t2);
+    FP_SUB(t4, t4, u);
+    FP_ADD(u, p->x, p->z);
+    FP_ADD(y3, q->x, q->z);
+    FP_MUL(u, u, y3);
+    FP_ADD(y3, t0, t2);
+    FP_SUB(y3, u, y3);
+    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+}
+
 /* pt_madd: r = p + (qx, qy) for any p and an affine q that is not the
- * identity (RCB algorithm 5). r may alias p. */
+ * identity (RCB algorithm 5: 11 M + 2 M_b + 23 add/sub). r may alias p. */
 static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                     const mb52_row *qx, const mb52_row *qy)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, x3, y3, z3;
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
     FP_MUL(t0, p->x, qx);
     FP_MUL(t1, p->y, qy);
     FP_ADD(t3, qx, qy);
@@ -351,32 +365,8 @@ static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_p
     FP_ADD(t4, t4, p->y);
     FP_MUL(y3, qx, p->z);
     FP_ADD(y3, y3, p->x);
-    FP_MUL(z3, c->b, p->z);
-    FP_SUB(x3, y3, z3);
-    FP_ADD(z3, x3, x3);
-    FP_ADD(x3, x3, z3);
-    FP_SUB(z3, t1, x3);
-    FP_ADD(x3, t1, x3);
-    FP_MUL(y3, c->b, y3);
-    FP_ADD(t1, p->z, p->z);
-    FP_ADD(t2, t1, p->z);
-    FP_SUB(y3, y3, t2);
-    FP_SUB(y3, y3, t0);
-    FP_ADD(t1, y3, y3);
-    FP_ADD(y3, t1, y3);
-    FP_ADD(t1, t0, t0);
-    FP_ADD(t0, t1, t0);
-    FP_SUB(t0, t0, t2);
-    FP_MUL(t1, t4, y3);
-    FP_MUL(t2, t0, y3);
-    FP_MUL(y3, x3, z3);
-    FP_ADD(y3, y3, t2);
-    FP_MUL(x3, t3, x3);
-    FP_SUB(r->x, x3, t1);
-    FP_MUL(z3, t4, z3);
-    FP_MUL(t1, t3, t0);
-    FP_ADD(r->z, z3, t1);
-    mb52_copy(r->y, y3, c->k);
+    mb52_copy(t2, p->z, c->k); /* Z1 Z2 with Z2 = 1 */
+    add_tail(c, r, t0, t1, t2, t3, t4, y3);
 }
 
 /* pt_dbl: r = 2 p for any p (RCB algorithm 6). r may alias p. */
