@@ -265,7 +265,7 @@ static void check(const struct batch *b, enum op op, mbc_status st, const char *
 /* ------------------------------------------------------------------------ */
 
 /*
- * Every mask 0..255 on P-256 (every 16th on P-384), keys rotated over the
+ * Every mask 0..255 on P-256 (every 17th on P-384), keys rotated over the
  * lanes. Inactive lanes take turns: NULL pointers; a NULL output with real
  * inputs; garbage (not a key, not a point). One mask in 8 (and every P-384
  * one) also on the batch kernel.
@@ -281,7 +281,9 @@ static void test_all_masks(void **state)
     for (int ci = 0; ci < 2; ci++) {
         const struct curve_fx *cf = &fx.c[ci];
         for (unsigned op = 0; op < NUM_OPS; op++) {
-            for (unsigned mask = 0; mask <= MBC_LANE_MASK_ALL; mask += ci == 0 ? 1 : 17) {
+            /* the sanitizer runs (mbt_quick): every 7th mask of P-256 */
+            const unsigned step = ci == 0 ? (mbt_quick() ? 7 : 1) : 17;
+            for (unsigned mask = 0; mask <= MBC_LANE_MASK_ALL; mask += step) {
                 const unsigned variant = mask % 3;
                 clean_batch(b, cf, (enum op)op, (unsigned)(mbt_rand() % MBC_LANES));
                 for (unsigned l = 0; l < MBC_LANES; l++) {
@@ -715,7 +717,7 @@ static void test_api_single(void **state)
         const struct curve_fx *cf = &fx.c[ci];
         const struct lane_ref *r = &cf->l[1];
         const size_t len = cf->len, plen = cf->plen;
-        uint8_t out[OUT_MAX], out2[OUT_MAX], pt[MAX_POINT];
+        uint8_t out[OUT_MAX], out2[OUT_MAX], pt[MAX_POINT + 1];
         /* NULL pointers */
         assert_int_equal(mbc_ecdsa_sign(NULL, r->digest, len, r->priv), MBC_ERR_NULL_PARAM);
         assert_int_equal(mbc_ecdsa_sign(out, NULL, len, r->priv), MBC_ERR_NULL_PARAM);

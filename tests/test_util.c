@@ -193,13 +193,18 @@ int mbt_soak(void)
     return env != NULL && strcmp(env, "1") == 0;
 }
 
+int mbt_quick(void)
+{
+    const char *env = getenv("MBC_TEST_QUICK");
+    return env != NULL && strcmp(env, "1") == 0;
+}
+
 size_t mbt_scale(size_t n)
 {
-    const char *quick = getenv("MBC_TEST_QUICK");
     if (mbt_soak()) {
         return n * 20;
     }
-    if (quick != NULL && strcmp(quick, "1") == 0) {
+    if (mbt_quick()) {
         return n / 16 > 0 ? n / 16 : 1;
     }
     return n;

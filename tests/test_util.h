@@ -69,8 +69,10 @@ int mbt_left_pad(uint8_t *dst, size_t dst_len, const uint8_t *src, size_t src_le
 uint64_t mbt_rand(void);
 void mbt_rand_bytes(uint8_t *buf, size_t len);
 
-/* mbt_soak: 1 when MBC_TEST_SOAK=1 asks for the long runs. */
+/* mbt_soak: 1 when MBC_TEST_SOAK=1 asks for the long runs; mbt_quick: 1
+ * when MBC_TEST_QUICK=1 asks for the short ones (the sanitizer builds). */
 int mbt_soak(void);
+int mbt_quick(void);
 
 /* mbt_scale: an iteration count n of a randomised test, scaled by the run:
  * n * 20 with MBC_TEST_SOAK=1; n / 16 (at least 1) with MBC_TEST_QUICK=1,
