@@ -97,10 +97,12 @@ enum mbc_lane_code {
     MBC_LANE_NO_MEMORY = 9     /* scratch allocation failed */
 };
 
-/* mbc_lane_code: the code of one lane of a status word. */
+/* mbc_lane_code: the code of one lane of a status word. (No casts here or in
+ * any macro of this header: it must compile as C++ with -Wold-style-cast and
+ * -Wuseless-cast; tests/cxx checks it.) */
 static inline unsigned mbc_lane_code(mbc_status st, unsigned lane)
 {
-    return (unsigned)(st >> (4u * lane)) & 0xFu;
+    return (st >> (4u * lane)) & 0xFu;
 }
 
 /* mbc_status_ok_mask: a lane mask with bit i set where lane i is MBC_LANE_OK. */
@@ -145,6 +147,12 @@ MBC_API const char *mbc_lane_code_str(unsigned code);
  * decimal feature word of features to KEEP; everything else is removed. It
  * can only remove features, so a forced path never executes an instruction
  * the CPU lacks. Example: MBCRYPTO_CPU_MASK=0 forces every portable path.
+ * Exactly two forms are accepted: "0x" (or "0X") and one or more hex digits,
+ * or decimal digits without a leading zero ("0" itself is fine; 010 is
+ * neither octal 8 nor decimal 10), with no sign or space and at most
+ * 2^64 - 1. Unset or empty keeps every feature. Any other value keeps none
+ * (every portable path, as MBCRYPTO_CPU_MASK=0) and the library says so
+ * once on stderr, so that a mistyped mask never leaves every fast path on.
  */
 MBC_API uint64_t mbc_cpu_features(void);
 
@@ -180,6 +188,15 @@ MBC_API const char *mbc_impl_name(mbc_alg alg);
  * Key objects are built once (Montgomery constants are computed then) and may
  * be shared by any number of threads and calls; they are immutable after
  * creation. Supported moduli: exactly 2048, 3072 or 4096 bits.
+ *
+ * Every key object of the library (RSA private, RSA public, AES-GCM, EC
+ * private, EC public)
+ * starts with a type tag that each call checks before it reads anything
+ * else: a key object of another type where one type is expected (a public
+ * key for a private one, a GCM key for an RSA key, an RSA key in a GCM call,
+ * a job's key in the lane manager) is refused with MBC_ERR_BAD_PARAM (or
+ * MBC_LANE_BAD_PARAM in its lane); the _bits queries return 0 for it, and
+ * the _free functions leave it alone (neither wiped nor freed).
  */
 typedef struct mbc_rsa_priv_key mbc_rsa_priv_key;
 typedef struct mbc_rsa_pub_key mbc_rsa_pub_key;
@@ -213,10 +230,12 @@ typedef struct mbc_rsa_priv_components {
 MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key,
                                      const mbc_rsa_priv_components *c);
 
-/* mbc_rsa_priv_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_rsa_priv_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
 MBC_API void mbc_rsa_priv_key_free(mbc_rsa_priv_key *key);
 
-/* mbc_rsa_priv_key_bits: the modulus size in bits (2048/3072/4096), 0 for NULL. */
+/* mbc_rsa_priv_key_bits: the modulus size in bits (2048/3072/4096), 0 for
+ * NULL or a key object of another type. */
 MBC_API unsigned mbc_rsa_priv_key_bits(const mbc_rsa_priv_key *key);
 
 /*
@@ -229,10 +248,12 @@ MBC_API mbc_err mbc_rsa_pub_key_new(mbc_rsa_pub_key **key,
                                     const uint8_t *n, size_t n_len,
                                     const uint8_t *e, size_t e_len);
 
-/* mbc_rsa_pub_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_rsa_pub_key_free: wipes and frees key. NULL is allowed; a key object of
+ * another type is left alone. */
 MBC_API void mbc_rsa_pub_key_free(mbc_rsa_pub_key *key);
 
-/* mbc_rsa_pub_key_bits: the modulus size in bits, 0 for NULL. */
+/* mbc_rsa_pub_key_bits: the modulus size in bits, 0 for NULL or a key object
+ * of another type. */
 MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
 
 /*
@@ -245,8 +266,9 @@ MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key);
  * in[i]. Per-lane codes:
  *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
  *   MBC_LANE_NULL_PARAM  out, in or key array NULL, or out[i]/in[i]/key[i] NULL
- *   MBC_LANE_BAD_PARAM   in[i] >= n, wrong key size, unsupported bits, or
- *                        lane_mask above 0xFF (then every lane)
+ *   MBC_LANE_BAD_PARAM   in[i] >= n, wrong key size, key[i] not a private
+ *                        key object, unsupported bits, or lane_mask above
+ *                        0xFF (then every lane)
  *   MBC_LANE_FAULT       the CRT result failed the check result^e == in
  *   MBC_LANE_NO_MEMORY   scratch could not be allocated
  * Every result is checked with the public exponent before it is reported
@@ -274,7 +296,8 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
  * mbc_rsa_private_crt: one private operation: out = in^d mod n, with in and
  * out of mbc_rsa_priv_key_bits(key)/8 bytes. Returns MBC_OK,
  * MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (in >= n: out zeroed; a malformed key
- * object: out untouched), MBC_ERR_FAULT (out zeroed) or MBC_ERR_NO_MEMORY.
+ * object or one of another type: out untouched), MBC_ERR_FAULT (out zeroed)
+ * or MBC_ERR_NO_MEMORY.
  */
 MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in,
                                     const mbc_rsa_priv_key *key);
@@ -376,7 +399,8 @@ MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, cons
  */
 MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve);
 
-/* mbc_ec_priv_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_ec_priv_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
 MBC_API void mbc_ec_priv_key_free(mbc_ec_priv_key *key);
 
 /* mbc_ec_priv_key_curve: the curve of key; 0 for NULL or a pointer that is
@@ -404,7 +428,8 @@ MBC_API mbc_err mbc_ec_priv_key_public(const mbc_ec_priv_key *key, uint8_t *poin
 MBC_API mbc_err mbc_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const uint8_t *point,
                                    size_t point_len);
 
-/* mbc_ec_pub_key_free: frees key. NULL is allowed. */
+/* mbc_ec_pub_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
 MBC_API void mbc_ec_pub_key_free(mbc_ec_pub_key *key);
 
 /* mbc_ec_pub_key_curve: the curve of key; 0 for NULL or a pointer that is
@@ -552,7 +577,7 @@ typedef struct mbc_gcm_key mbc_gcm_key;
 /* MBC_GCM_TAG_LEN: the default (and maximal) tag length in bytes. */
 #define MBC_GCM_TAG_LEN 16
 /* MBC_GCM_MAX_DATA_LEN: the longest plaintext of one GCM message, 2^36 - 32 bytes. */
-#define MBC_GCM_MAX_DATA_LEN ((uint64_t)68719476704ull)
+#define MBC_GCM_MAX_DATA_LEN UINT64_C(68719476704)
 
 /*
  * mbc_gcm_key_new: builds in *key the AES-GCM key for k (k_len 16, 24 or 32
@@ -562,11 +587,12 @@ typedef struct mbc_gcm_key mbc_gcm_key;
  */
 MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len);
 
-/* mbc_gcm_key_free: wipes and frees key. NULL is allowed. */
+/* mbc_gcm_key_free: wipes and frees key. NULL is allowed; a key object of
+ * another type is left alone. */
 MBC_API void mbc_gcm_key_free(mbc_gcm_key *key);
 
 /* mbc_gcm_key_impl: the implementation key uses ("vaes512", "aesni", "c");
- * NULL for NULL. */
+ * NULL for NULL or a key object of another type. */
 MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key);
 
 /*
@@ -575,7 +601,8 @@ MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key);
  * iv may have any length >= 1 (12 bytes is the fast path), aad any length.
  * out may equal in (in-place); other overlaps are not allowed.
  * Errors: MBC_ERR_NULL_PARAM (key or tag NULL, or a NULL buffer with a
- * non-zero length), MBC_ERR_TAG_LEN, MBC_ERR_IV_LEN (iv_len 0 or >= 2^61),
+ * non-zero length), MBC_ERR_BAD_PARAM (key is not a GCM key object: its type
+ * tag is checked, nothing else of it is read), MBC_ERR_TAG_LEN, MBC_ERR_IV_LEN (iv_len 0 or >= 2^61),
  * MBC_ERR_TOO_LONG (in_len > MBC_GCM_MAX_DATA_LEN or aad_len >= 2^61).
  * Nothing is written on error.
  */
@@ -615,7 +642,12 @@ MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, con
  * Order of calls: mbc_gcm_init, any number of mbc_gcm_aad, any number of
  * mbc_gcm_encrypt (or of mbc_gcm_decrypt, not both), then mbc_gcm_finish
  * (sealing) or mbc_gcm_verify (opening), which wipe the context. Any piece
- * may have any length, including 0.
+ * may have any length, including 0. A zero-length data piece does not end
+ * the AAD: mbc_gcm_aad may follow it until the first non-empty data piece.
+ * The first data call, of any length, fixes the direction: whether a sequence
+ * of calls is accepted never depends on the data lengths, so a zero-length
+ * mbc_gcm_decrypt followed by mbc_gcm_encrypt or mbc_gcm_finish is
+ * MBC_ERR_STATE, as it is after a non-empty one.
  */
 typedef struct mbc_gcm_ctx {
     uint64_t opaque[24];
@@ -627,32 +659,33 @@ typedef struct mbc_gcm_ctx {
 /*
  * mbc_gcm_init: starts an operation with key and iv (any length >= 1).
  * flags: 0 or MBC_GCM_SHORT_TAGS. Errors: MBC_ERR_NULL_PARAM,
- * MBC_ERR_IV_LEN, MBC_ERR_BAD_PARAM (unknown flag); ctx is then unusable.
+ * MBC_ERR_IV_LEN, MBC_ERR_BAD_PARAM (key not a GCM key object, unknown
+ * flag); ctx is then unusable. The later calls use the key checked here.
  */
 MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
                              size_t iv_len, unsigned flags);
 
-/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after
- * data has been processed; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
+/* mbc_gcm_aad: adds aad_len bytes of additional data. MBC_ERR_STATE after a
+ * non-empty data piece; MBC_ERR_TOO_LONG beyond 2^61 - 1 bytes in all. */
 MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len);
 
 /*
  * mbc_gcm_encrypt, mbc_gcm_decrypt: process len bytes, writing len bytes to
- * out at once (out may equal in). MBC_ERR_STATE if the context already
- * processed data in the other direction or is finished; MBC_ERR_TOO_LONG
- * beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming decryption releases
- * plaintext before the tag is checked: the caller must discard it unless
- * mbc_gcm_verify returns MBC_OK.
+ * out at once (out may equal in). MBC_ERR_STATE if the context already had
+ * a data call (even of length 0) in the other direction or is finished;
+ * MBC_ERR_TOO_LONG beyond MBC_GCM_MAX_DATA_LEN bytes in all. A streaming
+ * decryption releases plaintext before the tag is checked: the caller must
+ * discard it unless mbc_gcm_verify returns MBC_OK.
  */
 MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len);
 
 /* mbc_gcm_finish: writes tag_len bytes of tag (12..16, or 4/8 with
- * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after decryption. */
+ * MBC_GCM_SHORT_TAGS) and wipes ctx. MBC_ERR_STATE after a decrypt call. */
 MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len);
 
 /* mbc_gcm_verify: checks tag (constant time) and wipes ctx: MBC_OK or
- * MBC_ERR_AUTH; MBC_ERR_STATE after encryption, MBC_ERR_TAG_LEN. */
+ * MBC_ERR_AUTH; MBC_ERR_STATE after an encrypt call, MBC_ERR_TAG_LEN. */
 MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len);
 
 /* ------------------------------------------------------------------------ */

@@ -1,5 +1,6 @@
 /* dispatch.c - fills the implementation table once from the feature word. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "dispatch.h"
@@ -11,17 +12,37 @@ void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
     t->ec = mbc_ec_impl_for(features);
 }
 
-uint64_t mbc_cpu_parse_mask(const char *s)
+uint64_t mbc_cpu_parse_mask(const char *s, int *malformed)
 {
+    *malformed = 0;
     if (s == NULL || *s == '\0') {
         return ~0ull;
     }
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (end == s || *end != '\0') {
-        return ~0ull;
+    const int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *p = hex ? s + 2 : s;
+    const uint64_t base = hex ? 16 : 10;
+    uint64_t v = 0;
+    /* A decimal number has no leading zero, so that 010 is not silently
+     * decimal 10 where strtoull (and a C reader) see octal 8. */
+    int ok = *p != '\0' && (hex || p[0] != '0' || p[1] == '\0');
+    for (; ok && *p != '\0'; p++) {
+        const char c = *p;
+        uint64_t d = 16;
+        if (c >= '0' && c <= '9') {
+            d = (uint64_t)(c - '0');
+        } else if (hex && c >= 'a' && c <= 'f') {
+            d = (uint64_t)(c - 'a' + 10);
+        } else if (hex && c >= 'A' && c <= 'F') {
+            d = (uint64_t)(c - 'A' + 10);
+        }
+        ok = d < base && v <= (UINT64_MAX - d) / base;
+        v = v * base + d;
     }
-    return (uint64_t)v;
+    if (!ok) {
+        *malformed = 1;
+        return 0;
+    }
+    return v;
 }
 
 /* Portable until the first use fills it. */
@@ -34,7 +55,15 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void dispatch_init(void)
 {
     g_detected = mbc_cpu_detect();
-    g_env_mask = mbc_cpu_parse_mask(getenv("MBCRYPTO_CPU_MASK"));
+    const char *env = getenv("MBCRYPTO_CPU_MASK");
+    int malformed;
+    g_env_mask = mbc_cpu_parse_mask(env, &malformed);
+    if (malformed) {
+        fprintf(stderr,
+                "mbcrypto: MBCRYPTO_CPU_MASK=\"%s\" is not a hex (0x...) or decimal number; "
+                "using portable code only\n",
+                env);
+    }
     g_features = g_detected & g_env_mask;
     mbc_dispatch_fill(&g_table, g_features);
 }

@@ -40,8 +40,12 @@ uint64_t mbc_cpu_detect(void);
 uint64_t mbc_cpu_features_from_regs(uint32_t (*regs)[4], uint32_t max_leaf, uint64_t xcr0,
                                     int osxsave);
 
-/* mbc_cpu_parse_mask: parses a MBCRYPTO_CPU_MASK value (hex with 0x, or
- * decimal); a NULL, empty or malformed value keeps every feature. */
-uint64_t mbc_cpu_parse_mask(const char *s);
+/* mbc_cpu_parse_mask: the features a MBCRYPTO_CPU_MASK value s keeps (pure).
+ * Accepted: "0x" or "0X" and one or more hex digits, or decimal digits with
+ * no leading zero ("0" itself is fine: no octal, no 010 read as 10); no sign,
+ * no space, at most 2^64 - 1. NULL or empty (unset): every feature. Anything
+ * else sets *malformed to 1 and keeps none (portable paths only); otherwise
+ * *malformed is 0. */
+uint64_t mbc_cpu_parse_mask(const char *s, int *malformed);
 
 #endif /* MBC_SRC_DISPATCH_H */

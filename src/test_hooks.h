@@ -9,12 +9,15 @@
 
 #if defined(MBC_TEST_HOOKS) && MBC_TEST_HOOKS
 /* mbc_test_hooks: lanes (of a call, by lane number) whose result the kernel
- * corrupts on purpose, so that the self-check before release must catch it. */
+ * corrupts on purpose, so that the self-check before release must catch it;
+ * and a switch that turns the stack scrubs off, so that a test can measure
+ * how deep the work under them writes. */
 struct mbc_test_hooks {
     unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
     unsigned ec_fault_lanes;  /* the EC result point gets one bit of X flipped */
     unsigned ec_batch_plan;   /* non-zero: EC calls of 2+ requests take the batch kernel,
                                  whatever the implementation's one-by-one threshold */
+    int no_stack_wipe;        /* mbc_wipe_secrets skips the stack (tests/test_wipe.c) */
 };
 extern struct mbc_test_hooks mbc_test_hooks;
 #define mbc_test_hook(field) (mbc_test_hooks.field)

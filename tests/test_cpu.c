@@ -18,11 +18,11 @@ enum { EAX, EBX, ECX, EDX };
 static void ifma_cpu(uint32_t regs[2][4])
 {
     memset(regs, 0, 2 * 4 * sizeof(uint32_t));
-    regs[0][EDX] = 1u << 26;                              /* SSE2 */
-    regs[0][ECX] = (1u << 28) | (1u << 27) | (1u << 25);  /* AVX, OSXSAVE, AES-NI */
+    regs[0][EDX] = 1u << 26;                             /* SSE2 */
+    regs[0][ECX] = (1u << 28) | (1u << 27) | (1u << 25); /* AVX, OSXSAVE, AES-NI */
     regs[1][EBX] = (1u << 5) | (1u << 16) | (1u << 17) | (1u << 21) | (1u << 30) |
-                   (1u << 31); /* AVX2, AVX512F, DQ, IFMA, BW, VL */
-    regs[1][ECX] = (1u << 9) | (1u << 10);                /* VAES, VPCLMULQDQ */
+                   (1u << 31);             /* AVX2, AVX512F, DQ, IFMA, BW, VL */
+    regs[1][ECX] = (1u << 9) | (1u << 10); /* VAES, VPCLMULQDQ */
 }
 
 static void test_detect_os_state(void **state)
@@ -83,17 +83,68 @@ static void test_dispatch_fill(void **state)
 #endif
 }
 
+/* MBCRYPTO_CPU_MASK values: what they keep, and whether they are malformed
+ * (then only the portable paths are kept: the feature word 0). */
+static const struct mask_case {
+    const char *s;
+    uint64_t keep;
+    int malformed;
+} mask_cases[] = {
+    {NULL, ~0ull, 0}, /* unset */
+    {"", ~0ull, 0},   /* set to nothing: as unset */
+    {"0", 0, 0},
+    {"0x0", 0, 0},
+    {"0x2000", 0x2000, 0},
+    {"0X3e00", 0x3e00, 0},
+    {"0x3E00", 0x3e00, 0},
+    {"0x00000000000000000001", 1, 0}, /* leading zeros after 0x: hex is hex */
+    {"0xffffffffffffffff", ~0ull, 0},
+    {"12", 12, 0},
+    {"8", 8, 0},
+    {"15872", 0x3e00, 0},
+    {"18446744073709551615", ~0ull, 0},
+    /* Malformed. */
+    {"010", 0, 1}, /* not octal 8, not decimal 10: a leading zero is refused */
+    {"08", 0, 1},
+    {"00", 0, 1},
+    {"0x", 0, 1},
+    {"0X", 0, 1},
+    {"x10", 0, 1},
+    {"0x12g", 0, 1},
+    {"0x-1", 0, 1},
+    {"0x+1", 0, 1},
+    {"-1", 0, 1},
+    {"+1", 0, 1},
+    {"abc", 0, 1},
+    {"zz", 0, 1},
+    {"ffff", 0, 1},
+    {"1e3", 0, 1},
+    {"0b101", 0, 1},
+    {"12 ", 0, 1},
+    {" 12", 0, 1},
+    {"0x10 ", 0, 1},
+    {"0x10\n", 0, 1},
+    {"0x 10", 0, 1},
+    {"1,2", 0, 1},
+    {"18446744073709551616", 0, 1}, /* 2^64 */
+    {"99999999999999999999", 0, 1},
+    {"0x10000000000000000", 0, 1},
+    {"0x1ffffffffffffffff", 0, 1},
+};
+
 static void test_parse_mask(void **state)
 {
     (void)state;
-    assert_int_equal(mbc_cpu_parse_mask("0"), 0);
-    assert_int_equal(mbc_cpu_parse_mask("0x0"), 0);
-    assert_int_equal(mbc_cpu_parse_mask("0x2000"), 0x2000);
-    assert_int_equal(mbc_cpu_parse_mask("12"), 12);
-    assert_true(mbc_cpu_parse_mask(NULL) == ~0ull);
-    assert_true(mbc_cpu_parse_mask("") == ~0ull);
-    assert_true(mbc_cpu_parse_mask("zz") == ~0ull);
-    assert_true(mbc_cpu_parse_mask("0x12g") == ~0ull);
+    for (size_t i = 0; i < sizeof(mask_cases) / sizeof(mask_cases[0]); i++) {
+        const struct mask_case *c = &mask_cases[i];
+        int malformed = -1;
+        uint64_t keep = mbc_cpu_parse_mask(c->s, &malformed);
+        if (keep != c->keep || malformed != c->malformed) {
+            fail_msg("MBCRYPTO_CPU_MASK=\"%s\": keep 0x%llx malformed %d, want 0x%llx %d",
+                     c->s ? c->s : "(unset)", (unsigned long long)keep, malformed,
+                     (unsigned long long)c->keep, c->malformed);
+        }
+    }
 }
 
 static void test_restrict_only_removes(void **state)
@@ -112,25 +163,27 @@ static void test_restrict_only_removes(void **state)
     assert_null(mbc_impl_name((mbc_alg)99));
 }
 
-/* child_impl: runs this executable with MBCRYPTO_CPU_MASK=mask and returns
- * what it printed ("<impl> <features hex>"). */
+/* child_impl: runs this executable with MBCRYPTO_CPU_MASK=mask (no single
+ * quote in mask) and returns what it printed, stderr first ("<impl> <features
+ * hex>" on stdout, after any message of the library on stderr). */
 static void child_impl(const char *mask, char *buf, size_t len)
 {
     char self[1024], cmd[1200];
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     assert_true(n > 0);
     self[n] = '\0';
-    snprintf(cmd, sizeof(cmd), "MBCRYPTO_CPU_MASK=%s '%s' --print-impl", mask, self);
+    snprintf(cmd, sizeof(cmd), "MBCRYPTO_CPU_MASK='%s' '%s' --print-impl 2>&1", mask, self);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    assert_non_null(fgets(buf, (int)len, p));
+    size_t got = fread(buf, 1, len - 1, p);
+    buf[got] = '\0';
     assert_int_equal(pclose(p), 0);
 }
 
 static void test_env_mask(void **state)
 {
     (void)state;
-    char buf[128];
+    char buf[512];
     child_impl("0", buf, sizeof(buf));
     assert_string_equal(buf, "c 0x0\n");
 
@@ -146,6 +199,23 @@ static void test_env_mask(void **state)
     snprintf(expect, sizeof(expect), "%s 0x%llx\n", ifma ? "ifma" : "c",
              (unsigned long long)detected);
     assert_string_equal(buf, expect);
+    child_impl("", buf, sizeof(buf));
+    assert_string_equal(buf, expect);
+
+    /* A malformed value (010: octal 8 to strtoull, decimal 10 to a reader)
+     * keeps only the portable paths and says so once (the child asks
+     * twice). */
+    static const char *const bad[] = {
+        "010", "08", "0x", "-1", "abc", "0x3e00 ", "18446744073709551616"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char want[300];
+        child_impl(bad[i], buf, sizeof(buf));
+        snprintf(want, sizeof(want),
+                 "mbcrypto: MBCRYPTO_CPU_MASK=\"%s\" is not a hex (0x...) or decimal number; "
+                 "using portable code only\nc 0x0\n",
+                 bad[i]);
+        assert_string_equal(buf, want);
+    }
 }
 
 /* The dispatched kernel really runs: its batch counter moves. A lone
@@ -209,17 +279,14 @@ static void test_status_helpers(void **state)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--print-impl") == 0) {
-        printf("%s 0x%llx\n", mbc_impl_name(MBC_ALG_RSA),
-               (unsigned long long)mbc_cpu_features());
+        const char *impl = mbc_impl_name(MBC_ALG_RSA);
+        printf("%s 0x%llx\n", impl, (unsigned long long)mbc_cpu_features());
         return 0;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_detect_os_state),
-        cmocka_unit_test(test_dispatch_fill),
-        cmocka_unit_test(test_parse_mask),
-        cmocka_unit_test(test_restrict_only_removes),
-        cmocka_unit_test(test_env_mask),
-        MBT_IMPL_TESTS(test_dispatch_hit),
+        cmocka_unit_test(test_detect_os_state), cmocka_unit_test(test_dispatch_fill),
+        cmocka_unit_test(test_parse_mask),      cmocka_unit_test(test_restrict_only_removes),
+        cmocka_unit_test(test_env_mask),        MBT_IMPL_TESTS(test_dispatch_hit),
         cmocka_unit_test(test_status_helpers),
     };
     return mbt_run("cpu", tests);

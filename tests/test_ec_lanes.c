@@ -951,10 +951,23 @@ static void test_key_constructors(void **state)
      * RSA key, and the other way round */
     assert_int_equal(mbc_rsa_priv_key_bits((const void *)fx.c[0].l[0].priv), 0);
     assert_int_equal(mbc_rsa_pub_key_bits((const void *)fx.c[0].l[0].pub), 0);
-    assert_int_equal(offsetof(struct mbc_ec_priv_key, magic), 0);
-    assert_int_equal(offsetof(struct mbc_ec_pub_key, magic), 0);
-    assert_int_equal(offsetof(struct mbc_ec_priv_key, curve), 4);
-    assert_int_equal(offsetof(struct mbc_ec_pub_key, curve), 4);
+    assert_int_equal(offsetof(struct mbc_ec_priv_key, tag), 0);
+    assert_int_equal(offsetof(struct mbc_ec_pub_key, tag), 0);
+    /* keys of the other families are no EC keys, and the other way round */
+    mbc_gcm_key *gcm = NULL;
+    const uint8_t aes[16] = {0x53, 0x43, 0x43, 0x45, 1, 0, 0, 0}; /* an EC tag's bytes */
+    assert_int_equal(mbc_gcm_key_new(&gcm, aes, sizeof(aes)), MBC_OK);
+    assert_int_equal(mbc_ec_priv_key_curve((const void *)gcm), 0);
+    assert_int_equal(mbc_ec_pub_key_curve((const void *)gcm), 0);
+    assert_null(mbc_gcm_key_impl((const void *)fx.c[0].l[0].priv));
+    uint8_t sig[64];
+    assert_int_equal(mbc_ecdsa_sign(sig, aes, 16, (const void *)gcm), MBC_ERR_BAD_PARAM);
+    mbc_gcm_key_free(gcm);
+    /* the free functions leave a key of another type alone */
+    mbc_ec_priv_key_free((mbc_ec_priv_key *)(void *)fx.c[0].l[0].pub);
+    mbc_ec_pub_key_free((mbc_ec_pub_key *)(void *)fx.c[0].l[0].priv);
+    assert_int_equal(mbc_ec_pub_key_curve(fx.c[0].l[0].pub), MBC_CURVE_P256);
+    assert_int_equal(mbc_ec_priv_key_curve(fx.c[0].l[0].priv), MBC_CURVE_P256);
 }
 
 int main(void)

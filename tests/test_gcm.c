@@ -4,8 +4,9 @@
  * aes_gcm_test.json, differential against OpenSSL EVP and intel-ipsec-mb
  * (when built with it) for every plaintext length 0..1024 with AAD lengths
  * 0..64 plus random large sizes and longer AAD (65..4099 bytes) with
- * lengths around the _vaes512 path limits, streaming split at every byte boundary,
- * counter wrap, argument errors, and that a key keeps its implementation.
+ * lengths around the _vaes512 path limits, streaming split at every byte
+ * boundary, zero-length streaming pieces at every position, counter wrap,
+ * argument errors, and that a key keeps its implementation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,32 +437,96 @@ static void test_streaming(void **state)
     }
 }
 
+/* Zero-length pieces. The real pieces of a message are two AAD pieces and two
+ * data pieces; slot s (0..4) comes before real piece s (slot 4 after the
+ * last), and each slot may hold an empty AAD piece, an empty data piece, both
+ * or neither. An empty data piece does not end the AAD; an AAD piece of any
+ * length after a non-empty data piece is MBC_ERR_STATE and changes nothing.
+ * Every combination (1024) must give the one-shot result. */
+enum { EMPTY_SLOTS = 5, EMPTY_AAD = 1, EMPTY_DATA = 2 };
+
+/* stream_with_empty: one streaming operation (dir 0 seal, 1 open) of the
+ * pieces aad[0..sa), aad[sa..aad_len), in[0..sd), in[sd..len) with the empty
+ * pieces of combo (2 bits per slot); the finish tag goes to tag (dir 0), the
+ * verify verdict is returned (dir 1). */
+static mbc_err stream_with_empty(mbc_gcm_key *key, const uint8_t iv[12], int dir, unsigned combo,
+                                 const uint8_t *aad, size_t aad_len, size_t sa, const uint8_t *in,
+                                 size_t len, size_t sd, uint8_t *out, uint8_t tag[16])
+{
+    const size_t cut[EMPTY_SLOTS] = {0, sa, aad_len, sd, len};
+    mbc_gcm_ctx ctx;
+    assert_int_equal(mbc_gcm_init(&ctx, key, iv, 12, 0), MBC_OK);
+    size_t data_done = 0;
+    for (unsigned s = 0; s < EMPTY_SLOTS; s++) {
+        const unsigned e = (combo >> (2 * s)) & 3;
+        if (e & EMPTY_AAD) {
+            uint8_t dummy = 0;
+            assert_int_equal(mbc_gcm_aad(&ctx, s % 2 ? &dummy : NULL, 0),
+                             data_done > 0 ? MBC_ERR_STATE : MBC_OK);
+        }
+        if (e & EMPTY_DATA) {
+            /* NULL buffers are allowed with length 0; so is any pointer. */
+            uint8_t *o = s % 2 ? out + data_done : NULL;
+            const uint8_t *i = s % 2 ? in + data_done : NULL;
+            assert_int_equal(
+                dir == 0 ? mbc_gcm_encrypt(&ctx, o, i, 0) : mbc_gcm_decrypt(&ctx, o, i, 0), MBC_OK);
+        }
+        if (s == 0 || s == 1) {
+            assert_int_equal(mbc_gcm_aad(&ctx, aad + cut[s], cut[s + 1] - cut[s]), MBC_OK);
+        } else if (s == 2 || s == 3) {
+            const size_t from = s == 2 ? 0 : sd, to = s == 2 ? sd : len;
+            assert_int_equal(dir == 0 ? mbc_gcm_encrypt(&ctx, out + from, in + from, to - from)
+                                      : mbc_gcm_decrypt(&ctx, out + from, in + from, to - from),
+                             MBC_OK);
+            data_done = to;
+        }
+    }
+    return dir == 0 ? mbc_gcm_finish(&ctx, tag, 16) : mbc_gcm_verify(&ctx, tag, 16);
+}
+
+static void test_streaming_empty(void **state)
+{
+    const char *impl = use_impl(state);
+    uint8_t k[32], iv[12], aad[21], msg[40], ref[40], ref_tag[16], out[40], tag[16];
+    mbt_rand_bytes(k, sizeof(k));
+    mbt_rand_bytes(iv, sizeof(iv));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(msg, sizeof(msg));
+    static const size_t aad_lens[] = {0, 5, 21}, lens[] = {0, 7, 40};
+    for (size_t ai = 0; ai < 3; ai++) {
+        for (size_t li = 0; li < 3; li++) {
+            const size_t aad_len = aad_lens[ai], len = lens[li], k_len = 16 + 8 * ((ai + li) % 3);
+            const size_t sa = aad_len / 3, sd = len / 3 + (len > 16 ? 16 : 0);
+            mbc_gcm_key *key = new_key(k, k_len, impl);
+            assert_int_equal(mbc_gcm_seal(key, ref, ref_tag, 16, iv, 12, aad, aad_len, msg, len),
+                             MBC_OK);
+            for (unsigned combo = 0; combo < 1u << (2 * EMPTY_SLOTS); combo++) {
+                memset(out, 0, sizeof(out));
+                assert_int_equal(
+                    stream_with_empty(key, iv, 0, combo, aad, aad_len, sa, msg, len, sd, out, tag),
+                    MBC_OK);
+                if (memcmp(out, ref, len) != 0 || memcmp(tag, ref_tag, 16) != 0) {
+                    fail_msg("%s seal: aad %zu len %zu empty pieces 0x%x differ from one-shot",
+                             impl, aad_len, len, combo);
+                }
+                memset(out, 0, sizeof(out));
+                memcpy(tag, ref_tag, 16);
+                assert_int_equal(
+                    stream_with_empty(key, iv, 1, combo, aad, aad_len, sa, ref, len, sd, out, tag),
+                    MBC_OK);
+                if (memcmp(out, msg, len) != 0) {
+                    fail_msg("%s open: aad %zu len %zu empty pieces 0x%x differ from one-shot",
+                             impl, aad_len, len, combo);
+                }
+            }
+            mbc_gcm_key_free(key);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Counter wrap                                                              */
 /* ------------------------------------------------------------------------ */
-
-/* GF(2^128) in GCM's convention on 16-byte strings (test-only, slow). */
-static void gf_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])
-{
-    uint8_t z[16] = {0}, v[16];
-    memcpy(v, b, 16);
-    for (int i = 0; i < 128; i++) {
-        if ((a[i / 8] >> (7 - i % 8)) & 1) {
-            for (int j = 0; j < 16; j++) {
-                z[j] ^= v[j];
-            }
-        }
-        int lsb = v[15] & 1;
-        for (int j = 15; j > 0; j--) {
-            v[j] = (uint8_t)((v[j] >> 1) | (v[j - 1] << 7));
-        }
-        v[0] >>= 1;
-        if (lsb) {
-            v[0] ^= 0xE1;
-        }
-    }
-    memcpy(r, z, 16);
-}
 
 /* gf_inv: a^(2^128 - 2). */
 static void gf_inv(uint8_t r[16], const uint8_t a[16])
@@ -469,8 +534,8 @@ static void gf_inv(uint8_t r[16], const uint8_t a[16])
     uint8_t acc[16] = {0x80}, sq[16];
     memcpy(sq, a, 16);
     for (int i = 1; i < 128; i++) {
-        gf_mul(sq, sq, sq); /* sq = a^(2^i) */
-        gf_mul(acc, acc, sq);
+        mbt_gf128_mul(sq, sq, sq); /* sq = a^(2^i) */
+        mbt_gf128_mul(acc, acc, sq);
     }
     memcpy(r, acc, 16);
 }
@@ -499,11 +564,11 @@ static void test_counter_wrap(void **state)
         j0[14] = (uint8_t)(ctr0 >> 8);
         j0[15] = (uint8_t)ctr0;
         L[15] = 128; /* 16-byte IV = 128 bits */
-        gf_mul(t, j0, hinv);
+        mbt_gf128_mul(t, j0, hinv);
         for (int i = 0; i < 16; i++) {
             t[i] ^= L[i];
         }
-        gf_mul(iv, t, hinv);
+        mbt_gf128_mul(iv, t, hinv);
         size_t len = 32 * s + (s % 16); /* up to 1295 bytes: crosses the wrap */
         ossl_seal(k, 16, iv, 16, msg, s, msg, len, ref, rt);
         uint8_t out[2048], tag[16];
@@ -583,6 +648,26 @@ static void test_errors(void **state)
     assert_int_equal(mbc_gcm_init(&ctx, key, iv, 12, MBC_GCM_SHORT_TAGS), MBC_OK);
     assert_int_equal(mbc_gcm_finish(&ctx, tag, 8), MBC_OK);
     assert_int_equal(mbc_gcm_init(&ctx, key, iv, 12, 2), MBC_ERR_BAD_PARAM);
+    /* The first data call, even of length 0, fixes the direction; only a
+     * non-empty piece ends the AAD. */
+    assert_int_equal(mbc_gcm_init(&ctx, key, iv, 12, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_encrypt(&ctx, buf, buf, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_aad(&ctx, buf, 3), MBC_OK);
+    assert_int_equal(mbc_gcm_decrypt(&ctx, buf, buf, 0), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_verify(&ctx, tag, 16), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_encrypt(&ctx, buf, buf, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_aad(&ctx, buf, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_finish(&ctx, tag, 16), MBC_OK);
+    assert_int_equal(mbc_gcm_init(&ctx, key, iv, 12, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_decrypt(&ctx, NULL, NULL, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_encrypt(&ctx, buf, buf, 0), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_encrypt(&ctx, buf, buf, 5), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_finish(&ctx, tag, 16), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_aad(&ctx, buf, 2), MBC_OK);
+    assert_int_equal(mbc_gcm_decrypt(&ctx, buf, buf, 5), MBC_OK);
+    assert_int_equal(mbc_gcm_aad(&ctx, buf, 0), MBC_ERR_STATE);
+    assert_int_equal(mbc_gcm_decrypt(&ctx, buf, buf, 0), MBC_OK);
+    assert_int_equal(mbc_gcm_verify(&ctx, tag, 16), MBC_ERR_AUTH);
     mbc_gcm_key_free(key);
     mbc_gcm_key_free(NULL);
     assert_string_equal(mbc_err_str(MBC_ERR_AUTH), "MBC_ERR_AUTH");
@@ -643,9 +728,11 @@ static void test_dispatch(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dispatch), GCM_TESTS(test_errors),    GCM_TESTS(test_key_keeps_impl),
-        GCM_TESTS(test_wycheproof),      GCM_TESTS(test_streaming), GCM_TESTS(test_counter_wrap),
-        GCM_TESTS(test_differential),    GCM_TESTS(test_long_aad),
+        cmocka_unit_test(test_dispatch), GCM_TESTS(test_errors),
+        GCM_TESTS(test_key_keeps_impl),  GCM_TESTS(test_wycheproof),
+        GCM_TESTS(test_streaming),       GCM_TESTS(test_streaming_empty),
+        GCM_TESTS(test_counter_wrap),    GCM_TESTS(test_differential),
+        GCM_TESTS(test_long_aad),
     };
     int r = mbt_run("gcm", tests);
 #if MBT_HAVE_IPSEC_MB

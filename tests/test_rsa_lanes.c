@@ -345,19 +345,19 @@ static void *corrupt_copy(enum op op, const struct test_key *k, enum bad kind)
     if (op == OP_PUB) {
         struct mbc_rsa_pub_key *pk = memcpy(copy, k->pub, size);
         if (kind == B_KEY_MAGIC) {
-            pk->magic ^= 1;
+            pk->tag.magic ^= 1;
         } else if (kind == B_KEY_BITS) {
-            pk->bits = 3072;
+            pk->tag.info = 3072;
         }
         return copy;
     }
     struct mbc_rsa_priv_key *sk = memcpy(copy, k->priv, size);
     switch (kind) {
     case B_KEY_MAGIC:
-        sk->magic ^= 1;
+        sk->tag.magic ^= 1;
         break;
     case B_KEY_BITS:
-        sk->bits = 3072;
+        sk->tag.info = 3072;
         break;
     case B_KEY_DP:
         sk->dp[3] ^= 1u << 7;

@@ -87,6 +87,10 @@ struct bignum_st;
 struct bignum_st *mbt_lane_bn(const uint64_t (*a)[8], unsigned k, unsigned lane);
 void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const struct bignum_st *v);
 
+/* mbt_gf128_mul: r = a b in GCM's GF(2^128) (bit-reflected, SP 800-38D
+ * 6.3) on 16-byte strings; r may alias a or b. Slow: for references. */
+void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
+
 /* mbt_run: runs the group, returns cmocka's failure count. */
 #define mbt_run(name, tests)                                                                       \
     _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL)

@@ -70,7 +70,9 @@ test)
     install_packages
     configure build -Dtests=true -Dbench=true
     ninja -C build -j "$jobs"
-    CC=clang-14 configure build-asan -Dtests=true -Dbench=false -Dbuildtype=debugoptimized \
+    # CXX: the C++ header test (tests/cxx) builds with the C compiler's family.
+    CC=clang-14 CXX=clang++-14 configure build-asan -Dtests=true -Dbench=false \
+        -Dbuildtype=debugoptimized \
         -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fno-sanitize-recover=all
     ninja -C build-asan -j "$jobs"

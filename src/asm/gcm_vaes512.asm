@@ -45,7 +45,8 @@
 ; AAD first, then run the main loop while more than 512 bytes remain.
 ;
 ; Key object offsets (struct mbc_gcm_key in gcm_internal.h):
-;     0    round keys, 16 bytes each
+;     0    the type tag (struct mbc_key_tag, 8 bytes; not read here)
+;     16   round keys, 16 bytes each
 ;     256  htab[i] = H'^(36 - i), i = 0..35, then 4 zero blocks (HTAB below
 ;          is the entry of H'^32)
 ;     912  rounds (uint32: 10, 12, 14)
@@ -86,8 +87,10 @@
 
 default rel
 
-; HTAB and HTABK point at the entries of H'^32 (the table starts 4 entries
-; earlier, with H'^36); RK512 at the right-aligned round keys.
+; RK: the round keys; HTAB and HTABK point at the entries of H'^32 (the
+; table starts 4 entries earlier, with H'^36); RK512 at the right-aligned
+; round keys.
+%define RK 16
 %define HTAB (256 + 64)
 %define ROUNDS 912
 %define RK512 1024
@@ -299,7 +302,7 @@ section .text
 %assign i 0
 %rep %1 + 1
 %assign kr 16 + i
-    vbroadcasti32x4 zmm %+ kr, [rdi + 16 * i]
+    vbroadcasti32x4 zmm %+ kr, [rdi + RK + 16 * i]
 %assign i i + 1
 %endrep
 %endmacro

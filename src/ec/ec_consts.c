@@ -4,7 +4,10 @@
  * for R = 2^(52 k). */
 #include "ec_kern.h"
 
-#define R8(x) {x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull}
+#define R8(x)                                                                                      \
+    {                                                                                              \
+        x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull                             \
+    }
 
 /* clang-format off */
 const struct ec_curve mbc_ec_p256 = {

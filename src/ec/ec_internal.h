@@ -10,22 +10,18 @@
 #include "../internal.h"
 #include "ec_kern.h"
 
-#define EC_PUB_MAGIC 0x45434350u  /* "ECCP" */
-#define EC_PRIV_MAGIC 0x45434353u /* "ECCS" */
 #define EC_MAX_POINT (1 + 2 * EC_MAX_LEN)
 
-/* Both key types start with their type tag and curve, where the RSA keys
- * carry theirs (the manager's class lookup reads them). */
+/* Both key types start with their tag (MBC_KEY_EC_PRIV / MBC_KEY_EC_PUB;
+ * info: the curve, mbc_curve), set last, once the key is complete. */
 struct mbc_ec_priv_key {
-    uint32_t magic;
-    uint32_t curve;          /* mbc_curve */
+    struct mbc_key_tag tag;
     uint64_t d[EC_MAX_K];    /* the secret scalar, 1 <= d < n */
     uint8_t q[EC_MAX_POINT]; /* the public point, 04 || X || Y */
 };
 
 struct mbc_ec_pub_key {
-    uint32_t magic;
-    uint32_t curve;
+    struct mbc_key_tag tag;
     uint64_t x[EC_MAX_K]; /* the point, on the curve, coordinates < p */
     uint64_t y[EC_MAX_K];
     uint8_t q[EC_MAX_POINT]; /* 04 || X || Y */

@@ -188,14 +188,12 @@ static int on_curve(const struct ec_curve *c, const uint64_t *x, const uint64_t 
 
 unsigned mbc_ec_priv_curve(const void *key)
 {
-    const struct mbc_ec_priv_key *k = key;
-    return (k != NULL && k->magic == EC_PRIV_MAGIC) ? k->curve : 0;
+    return mbc_key_info(key, MBC_KEY_EC_PRIV);
 }
 
 unsigned mbc_ec_pub_curve(const void *key)
 {
-    const struct mbc_ec_pub_key *k = key;
-    return (k != NULL && k->magic == EC_PUB_MAGIC) ? k->curve : 0;
+    return mbc_key_info(key, MBC_KEY_EC_PUB);
 }
 
 MBC_API mbc_curve mbc_ec_priv_key_curve(const mbc_ec_priv_key *key)
@@ -227,8 +225,7 @@ static mbc_err priv_init(struct mbc_ec_priv_key *key, const struct ec_curve *c, 
         mbc_ec_put_point(c, key->q, xd, yd);
         mbc_declassify(key->q, 1 + 2 * (size_t)c->len);
         memcpy(key->d, d, c->k * sizeof(uint64_t));
-        key->curve = (uint32_t)c->id;
-        key->magic = EC_PRIV_MAGIC;
+        key->tag = (struct mbc_key_tag){MBC_KEY_EC_PRIV, (uint32_t)c->id};
         err = MBC_OK;
     }
     mbc_memzero(dr, sizeof(dr));
@@ -295,7 +292,9 @@ MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve)
 
 MBC_API void mbc_ec_priv_key_free(mbc_ec_priv_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (mbc_key_info(key, MBC_KEY_EC_PRIV) != 0) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }
 
 MBC_API mbc_err mbc_ec_priv_key_public(const mbc_ec_priv_key *key, uint8_t *point, size_t point_len)
@@ -339,13 +338,14 @@ MBC_API mbc_err mbc_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const 
         return err;
     }
     memcpy(k->q, point, point_len);
-    k->curve = (uint32_t)c->id;
-    k->magic = EC_PUB_MAGIC;
+    k->tag = (struct mbc_key_tag){MBC_KEY_EC_PUB, (uint32_t)c->id};
     *key = k;
     return MBC_OK;
 }
 
 MBC_API void mbc_ec_pub_key_free(mbc_ec_pub_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (mbc_key_info(key, MBC_KEY_EC_PUB) != 0) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }

@@ -8,10 +8,13 @@
 
 #include "../ct.h"
 #include "../dispatch.h"
+#include "../wipe.h"
 #include "gcm_internal.h"
 
 #define GCM_MAX_AAD_LEN ((uint64_t)1 << 61) /* bytes; exclusive */
 
+_Static_assert(offsetof(struct mbc_gcm_key, tag) == 0, "the tag comes first");
+_Static_assert(offsetof(struct mbc_gcm_key, rk) == GCM_KEY_RK, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, htab) == GCM_KEY_HTAB, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, h) == GCM_KEY_H, "asm offset");
 _Static_assert(offsetof(struct mbc_gcm_key, rounds) == GCM_KEY_ROUNDS, "asm offset");
@@ -23,7 +26,10 @@ _Static_assert(MBC_OK == 0 && MBC_ERR_AUTH == 12, "asm return codes");
 /* Keys                                                                      */
 /* ------------------------------------------------------------------------ */
 
-MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len)
+/* gcm_key_new: mbc_gcm_key_new's work, in frames of its own that the
+ * caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_err gcm_key_new(mbc_gcm_key **key, const uint8_t *k,
+                                                     size_t k_len)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -54,18 +60,57 @@ MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_le
             g->htabk[16 * i + b] = g->htab[16 * i + b] ^ g->htab[16 * i + 8 + b];
         }
     }
+    g->tag = (struct mbc_key_tag){MBC_KEY_GCM, (uint32_t)k_len};
     *key = g;
     return MBC_OK;
 }
 
+MBC_API mbc_err mbc_gcm_key_new(mbc_gcm_key **key, const uint8_t *k, size_t k_len)
+{
+    const mbc_err err = gcm_key_new(key, k, k_len);
+    mbc_wipe_secrets(MBC_WIPE_GCM);
+    return err;
+}
+
+/* is_gcm_key: 1 if key is a GCM key object (0 for NULL): the check every
+ * call makes on its key, one compare of the tag before anything else of
+ * the object is read. The streaming calls rely on mbc_gcm_init's. */
+static int is_gcm_key(const mbc_gcm_key *key)
+{
+    return mbc_key_info(key, MBC_KEY_GCM) != 0;
+}
+
+/*
+ * gcm_scrub_len: the stack bytes a call on key with an IV of iv_len bytes
+ * scrubs when it returns (wipe.h). Every GCM entry point that ran an
+ * implementation ends with mbc_wipe_secrets(this) once its noinline worker
+ * has returned, so its registers are always cleared. Its dead frames are
+ * scrubbed too when the IV is not 12 bytes (J0 and every counter block are
+ * then secret, derived from H, and the implementations spill their counter)
+ * and for an implementation whose frames hold secrets whatever the IV
+ * (scrub_always: the portable one's AES state lives in C arrays). With a
+ * 12-byte IV on aesni and vaes512, the hot path, no stack is scrubbed: their
+ * secret locals are wiped by name, their kernels keep the rest in registers,
+ * and tests/test_wipe.c proves that nothing else is left.
+ */
+static size_t gcm_scrub_len(const mbc_gcm_key *key, size_t iv_len)
+{
+    if (!is_gcm_key(key)) {
+        return 0;
+    }
+    return (iv_len != 12 || key->impl.scrub_always) ? MBC_WIPE_GCM : 0;
+}
+
 MBC_API void mbc_gcm_key_free(mbc_gcm_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (is_gcm_key(key)) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }
 
 MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key)
 {
-    return key == NULL ? NULL : key->impl.name;
+    return is_gcm_key(key) ? key->impl.name : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -147,6 +192,9 @@ static mbc_err check_common(const mbc_gcm_key *key, const void *out, const void 
         (aad == NULL && aad_len != 0) || ((in == NULL || out == NULL) && in_len != 0)) {
         return MBC_ERR_NULL_PARAM;
     }
+    if (!is_gcm_key(key)) {
+        return MBC_ERR_BAD_PARAM;
+    }
     if (!tag_len_ok(tag_len, short_ok)) {
         return MBC_ERR_TAG_LEN;
     }
@@ -222,12 +270,13 @@ __attribute__((noinline)) static mbc_err gcm_open(const mbc_gcm_key *key, uint8_
         return key->impl.open12(key, out, tag, tag_len, iv, 12, aad, aad_len, in, in_len);
     }
     gcm_crypt_any_iv(key, 0, full, iv, iv_len, aad, aad_len, in, out, in_len);
-    if (!tag_matches(full, tag, tag_len)) {
+    const int ok = tag_matches(full, tag, tag_len);
+    if (!ok) {
         mbc_memzero(out, in_len);
-        return MBC_ERR_AUTH;
+    } else {
+        mbc_declassify(out, in_len);
     }
-    mbc_declassify(out, in_len);
-    return MBC_OK;
+    return ok ? MBC_OK : MBC_ERR_AUTH;
 }
 
 /*
@@ -239,18 +288,23 @@ __attribute__((noinline)) static mbc_err gcm_open(const mbc_gcm_key *key, uint8_
  * wrong.
  */
 #define ONESHOT_FAST(fn)                                                                           \
-    (key != NULL && tag_len == 16 && iv_len == 12 && tag != NULL && iv != NULL &&                  \
+    (is_gcm_key(key) && tag_len == 16 && iv_len == 12 && tag != NULL && iv != NULL &&              \
      ((uint64_t)in_len <= MBC_GCM_MAX_DATA_LEN) && ((uint64_t)aad_len < GCM_MAX_AAD_LEN) &&        \
      (aad != NULL || aad_len == 0) && ((in != NULL && out != NULL) || in_len == 0) &&              \
      key->impl.fn != NULL)
 
 /* gcm_seal_std, gcm_open_std: the slow paths of mbc_gcm_seal / mbc_gcm_open,
- * with their signature (so that both branches there are tail calls). */
+ * with their signature (so that both branches there are tail calls); like
+ * the short-tag entry points they scrub after their worker (gcm_scrub_len).
+ * The fast path needs no scrub: the nasm kernels clear their registers and
+ * keep nothing on the stack. */
 __attribute__((noinline)) static mbc_err
 gcm_seal_std(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len, const uint8_t *iv,
              size_t iv_len, const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t in_len)
 {
-    return gcm_seal(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    const mbc_err err = gcm_seal(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    mbc_wipe_secrets(gcm_scrub_len(key, iv_len));
+    return err;
 }
 
 __attribute__((noinline)) static mbc_err gcm_open_std(const mbc_gcm_key *key, uint8_t *out,
@@ -259,7 +313,9 @@ __attribute__((noinline)) static mbc_err gcm_open_std(const mbc_gcm_key *key, ui
                                                       const uint8_t *aad, size_t aad_len,
                                                       const uint8_t *in, size_t in_len)
 {
-    return gcm_open(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    const mbc_err err = gcm_open(key, out, tag, tag_len, 0, iv, iv_len, aad, aad_len, in, in_len);
+    mbc_wipe_secrets(gcm_scrub_len(key, iv_len));
+    return err;
 }
 
 MBC_API mbc_err mbc_gcm_seal(const mbc_gcm_key *key, uint8_t *out, uint8_t *tag, size_t tag_len,
@@ -287,7 +343,9 @@ MBC_API mbc_err mbc_gcm_seal_short_tag(const mbc_gcm_key *key, uint8_t *out, uin
                                        const uint8_t *aad, size_t aad_len, const uint8_t *in,
                                        size_t in_len)
 {
-    return gcm_seal(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+    const mbc_err err = gcm_seal(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+    mbc_wipe_secrets(gcm_scrub_len(key, iv_len));
+    return err;
 }
 
 MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, const uint8_t *tag,
@@ -295,14 +353,22 @@ MBC_API mbc_err mbc_gcm_open_short_tag(const mbc_gcm_key *key, uint8_t *out, con
                                        const uint8_t *aad, size_t aad_len, const uint8_t *in,
                                        size_t in_len)
 {
-    return gcm_open(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+    const mbc_err err = gcm_open(key, out, tag, tag_len, 1, iv, iv_len, aad, aad_len, in, in_len);
+    mbc_wipe_secrets(gcm_scrub_len(key, iv_len));
+    return err;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Streaming                                                                 */
 /* ------------------------------------------------------------------------ */
 
-enum gcm_phase { PHASE_NONE = 0, PHASE_AAD = 1, PHASE_ENC = 2, PHASE_DEC = 3 };
+/* phase: PHASE_AAD from init until the first non-empty data piece, then
+ * PHASE_DATA. dir: DIR_NONE until the first data call of any length, which
+ * fixes it, so that whether a sequence of calls is accepted never depends on
+ * the lengths of its data pieces (a zero-length decrypt then an encrypt is
+ * MBC_ERR_STATE, as it is with data). */
+enum gcm_phase { PHASE_NONE = 0, PHASE_AAD = 1, PHASE_DATA = 2 };
+enum gcm_dir { DIR_NONE = 0, DIR_ENC = 1, DIR_DEC = 2 };
 
 #define GCM_CTX_MAGIC 0x6d624743u
 
@@ -314,7 +380,8 @@ struct __attribute__((may_alias)) gcm_state {
     const struct mbc_gcm_key *key;
     uint8_t j0[16], ctr[16], xi[16], ks[16], buf[16];
     uint64_t aad_len, ct_len;
-    uint32_t buf_len, phase, flags, magic;
+    uint32_t buf_len, phase, dir, flags, magic;
+    uint32_t scrub; /* gcm_scrub_len of the key and IV */
 };
 
 _Static_assert(sizeof(struct gcm_state) <= sizeof(mbc_gcm_ctx), "mbc_gcm_ctx too small");
@@ -325,8 +392,12 @@ static struct gcm_state *state_of(mbc_gcm_ctx *ctx)
     return (struct gcm_state *)(void *)ctx;
 }
 
-MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
-                             size_t iv_len, unsigned flags)
+/* The streaming entry points run a noinline worker, then scrub what it
+ * left (gcm_scrub_len, kept in the context by mbc_gcm_init; read before the
+ * worker, which may wipe the context). */
+
+__attribute__((noinline)) static mbc_err gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key,
+                                                  const uint8_t *iv, size_t iv_len, unsigned flags)
 {
     if (ctx == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -335,6 +406,9 @@ MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uin
     mbc_memzero(ctx, sizeof(*ctx));
     if (key == NULL || (iv == NULL && iv_len != 0)) {
         return MBC_ERR_NULL_PARAM;
+    }
+    if (!is_gcm_key(key)) {
+        return MBC_ERR_BAD_PARAM;
     }
     if (iv_len == 0 || (uint64_t)iv_len >= GCM_MAX_AAD_LEN) {
         return MBC_ERR_IV_LEN;
@@ -348,8 +422,17 @@ MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uin
     gcm_ctr_inc(s->ctr);
     s->phase = PHASE_AAD;
     s->flags = flags;
+    s->scrub = (uint32_t)gcm_scrub_len(key, iv_len);
     s->magic = GCM_CTX_MAGIC;
     return MBC_OK;
+}
+
+MBC_API mbc_err mbc_gcm_init(mbc_gcm_ctx *ctx, const mbc_gcm_key *key, const uint8_t *iv,
+                             size_t iv_len, unsigned flags)
+{
+    const mbc_err err = gcm_init(ctx, key, iv, iv_len, flags);
+    mbc_wipe_secrets(gcm_scrub_len(key, iv_len));
+    return err;
 }
 
 static int state_live(const struct gcm_state *s)
@@ -357,7 +440,14 @@ static int state_live(const struct gcm_state *s)
     return s->magic == GCM_CTX_MAGIC && s->phase != PHASE_NONE;
 }
 
-MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len)
+/* ctx_scrub: the scrub of the calls on ctx (0 when it is not live). */
+static size_t ctx_scrub(mbc_gcm_ctx *ctx)
+{
+    return ctx != NULL && state_live(state_of(ctx)) ? state_of(ctx)->scrub : 0;
+}
+
+__attribute__((noinline)) static mbc_err gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad,
+                                                 size_t aad_len)
 {
     if (ctx == NULL || (aad == NULL && aad_len != 0)) {
         return MBC_ERR_NULL_PARAM;
@@ -368,6 +458,9 @@ MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len
     }
     if ((uint64_t)aad_len >= GCM_MAX_AAD_LEN - s->aad_len) {
         return MBC_ERR_TOO_LONG;
+    }
+    if (aad_len == 0) {
+        return MBC_OK; /* aad may be NULL: no arithmetic on it */
     }
     const struct mbc_gcm_key *key = s->key;
     s->aad_len += aad_len;
@@ -393,18 +486,30 @@ MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len
     return MBC_OK;
 }
 
-static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len,
-                          uint32_t phase)
+MBC_API mbc_err mbc_gcm_aad(mbc_gcm_ctx *ctx, const uint8_t *aad, size_t aad_len)
+{
+    const size_t scrub = ctx_scrub(ctx);
+    const mbc_err err = gcm_aad(ctx, aad, aad_len);
+    mbc_wipe_secrets(scrub);
+    return err;
+}
+
+__attribute__((noinline)) static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out,
+                                                    const uint8_t *in, size_t len, uint32_t dir)
 {
     if (ctx == NULL || ((out == NULL || in == NULL) && len != 0)) {
         return MBC_ERR_NULL_PARAM;
     }
     struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || (s->phase != PHASE_AAD && s->phase != phase)) {
+    if (!state_live(s) || (s->dir != DIR_NONE && s->dir != dir)) {
         return MBC_ERR_STATE;
     }
     if ((uint64_t)len > MBC_GCM_MAX_DATA_LEN - s->ct_len) {
         return MBC_ERR_TOO_LONG;
+    }
+    s->dir = dir;
+    if (len == 0) {
+        return MBC_OK; /* the AAD may go on */
     }
     const struct mbc_gcm_key *key = s->key;
     uint8_t *const released = out;
@@ -414,10 +519,10 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
             key->impl.ghash(key, s->xi, s->buf, s->buf_len);
         }
         s->buf_len = 0;
-        s->phase = phase;
+        s->phase = PHASE_DATA;
     }
     s->ct_len += len;
-    const int enc = phase == PHASE_ENC;
+    const int enc = dir == DIR_ENC;
     /* Finish the partial block of the previous call. */
     if (s->buf_len > 0) {
         while (len > 0 && s->buf_len < 16) {
@@ -463,12 +568,18 @@ static mbc_err gcm_update(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, siz
 
 MBC_API mbc_err mbc_gcm_encrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return gcm_update(ctx, out, in, len, PHASE_ENC);
+    const size_t scrub = ctx_scrub(ctx);
+    const mbc_err err = gcm_update(ctx, out, in, len, DIR_ENC);
+    mbc_wipe_secrets(scrub);
+    return err;
 }
 
 MBC_API mbc_err mbc_gcm_decrypt(mbc_gcm_ctx *ctx, uint8_t *out, const uint8_t *in, size_t len)
 {
-    return gcm_update(ctx, out, in, len, PHASE_DEC);
+    const size_t scrub = ctx_scrub(ctx);
+    const mbc_err err = gcm_update(ctx, out, in, len, DIR_DEC);
+    mbc_wipe_secrets(scrub);
+    return err;
 }
 
 /* gcm_final: the full tag of s into tag; wipes nothing. */
@@ -483,15 +594,15 @@ static void gcm_final(struct gcm_state *s, uint8_t tag[16])
 }
 
 /* final_tag: the checks shared by finish and verify (NULL, a live context
- * not in the phase that excludes the call, tag length), then the full tag. */
+ * not in the direction that excludes the call, tag length), then the full tag. */
 static mbc_err final_tag(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len,
-                         uint32_t excluded_phase, uint8_t full[16])
+                         uint32_t excluded_dir, uint8_t full[16])
 {
     if (ctx == NULL || tag == NULL) {
         return MBC_ERR_NULL_PARAM;
     }
     struct gcm_state *s = state_of(ctx);
-    if (!state_live(s) || s->phase == excluded_phase) {
+    if (!state_live(s) || s->dir == excluded_dir) {
         return MBC_ERR_STATE;
     }
     if (!tag_len_ok(tag_len, (s->flags & MBC_GCM_SHORT_TAGS) != 0)) {
@@ -501,10 +612,10 @@ static mbc_err final_tag(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len,
     return MBC_OK;
 }
 
-MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+__attribute__((noinline)) static mbc_err gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
 {
     uint8_t full[16];
-    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_DEC, full);
+    const mbc_err err = final_tag(ctx, tag, tag_len, DIR_DEC, full);
     if (err != MBC_OK) {
         return err;
     }
@@ -513,16 +624,33 @@ MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
     return MBC_OK;
 }
 
-MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
+MBC_API mbc_err mbc_gcm_finish(mbc_gcm_ctx *ctx, uint8_t *tag, size_t tag_len)
+{
+    const size_t scrub = ctx_scrub(ctx);
+    const mbc_err err = gcm_finish(ctx, tag, tag_len);
+    mbc_wipe_secrets(scrub);
+    return err;
+}
+
+__attribute__((noinline)) static mbc_err gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag,
+                                                    size_t tag_len)
 {
     uint8_t full[16];
-    const mbc_err err = final_tag(ctx, tag, tag_len, PHASE_ENC, full);
+    const mbc_err err = final_tag(ctx, tag, tag_len, DIR_ENC, full);
     if (err != MBC_OK) {
         return err;
     }
     const int ok = tag_matches(full, tag, tag_len);
     mbc_memzero(ctx, sizeof(*ctx));
     return ok ? MBC_OK : MBC_ERR_AUTH;
+}
+
+MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_len)
+{
+    const size_t scrub = ctx_scrub(ctx);
+    const mbc_err err = gcm_verify(ctx, tag, tag_len);
+    mbc_wipe_secrets(scrub);
+    return err;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -460,8 +460,7 @@ static void crypt_aesni(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t 
 {
     __m128i y = ldu(xi);
     __m128i c = bswap128(ldu(ctr));
-    y = enc ? crypt_bulk(key, &c, y, in, out, len, 1)
-            : crypt_bulk(key, &c, y, in, out, len, 0);
+    y = enc ? crypt_bulk(key, &c, y, in, out, len, 1) : crypt_bulk(key, &c, y, in, out, len, 0);
     stu(xi, y);
     stu(ctr, bswap128(c));
 }
@@ -479,7 +478,7 @@ static void dec_aesni(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi
 }
 
 const struct mbc_gcm_impl mbc_gcm_impl_aesni = {"aesni",   block_aesni, ghash_aesni, enc_aesni,
-                                                dec_aesni, NULL,        NULL};
+                                                dec_aesni, NULL,        NULL,        0};
 
 /* mbc_gcm_block_aesni: exported for the _vaes512 table (single blocks). */
 void mbc_gcm_block_aesni(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16])

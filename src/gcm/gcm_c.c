@@ -240,7 +240,6 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
         mbc_memzero(t, sizeof(t));
     }
     key->rounds = rounds;
-    key->key_len = (uint32_t)k_len;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -404,4 +403,6 @@ static void dec_c(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16]
     }
 }
 
-const struct mbc_gcm_impl mbc_gcm_impl_c = {"c", block_c, ghash_c, enc_c, dec_c, NULL, NULL};
+/* scrub_always: the bitsliced AES keeps its state and S-box temporaries in
+ * C arrays that the compiler places (and spills) at will. */
+const struct mbc_gcm_impl mbc_gcm_impl_c = {"c", block_c, ghash_c, enc_c, dec_c, NULL, NULL, 1};

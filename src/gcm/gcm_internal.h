@@ -55,6 +55,10 @@ typedef mbc_err (*gcm_open12_fn)(const struct mbc_gcm_key *key, uint8_t *out, co
  *         ceil(len/16)) and GHASHes the ciphertext into xi (zero-padded).
  *  dec:   the same, GHASHing the input. out may equal in.
  *  seal12, open12 (optional, NULL if absent): see gcm_seal12_fn.
+ *  scrub_always: 1 if the implementation's frames may hold secrets after
+ *         any call (so every call scrubs its dead stack, gcm.c's
+ *         gcm_scrub_len), 0 if they hold none once a call with a 12-byte
+ *         IV returns (tests/test_wipe.c checks both).
  */
 struct mbc_gcm_impl {
     const char *name;
@@ -66,20 +70,24 @@ struct mbc_gcm_impl {
                 uint8_t *out, size_t len);
     gcm_seal12_fn seal12;
     gcm_open12_fn open12;
+    int scrub_always;
 };
 
 /*
- * mbc_gcm_key: offsets up to 'rounds' are read by the nasm kernels
- * (GCM_KEY_* in src/asm/gcm_vaes512.asm); keep them in sync.
+ * mbc_gcm_key: offsets of rk, htab, rounds, rk512 and htabk are read by the
+ * nasm kernels (the %defines RK, HTAB, ROUNDS, RK512, HTABK of
+ * src/asm/gcm_vaes512.asm, GCM_KEY_* here, checked in gcm.c); keep them in
+ * sync. rk and htab are 16-byte aligned (aesni memory operands), rk512 and
+ * htab 64-byte aligned (zmm).
  */
 struct mbc_gcm_key {
-    uint8_t rk[16 * 15]; /* 0: AES round keys, FIPS-197 byte order */
-    uint8_t pad0[16];
+    struct mbc_key_tag tag; /* 0: MBC_KEY_GCM, info = AES key bytes (16, 24, 32) */
+    uint8_t pad0[8];
+    uint8_t rk[16 * 15];               /* 16: AES round keys, FIPS-197 byte order */
     uint8_t htab[16 * (GCM_NPOW + 4)]; /* 256: htab[i] = H'^(36 - i), then 4 zero blocks */
     uint8_t h[16];                     /* 896: H = AES_K(0), for the _c path */
     uint32_t rounds;                   /* 912: 10, 12 or 14 */
-    uint32_t key_len;
-    struct mbc_gcm_impl impl; /* copied at creation: one key, one implementation */
+    struct mbc_gcm_impl impl;          /* copied at creation: one key, one implementation */
     /* 1024: the round keys right-aligned in 15 slots of 64 bytes, each key 4
      * times (zmm memory operands): slot 14 - rounds + r holds round key r,
      * so the last round is always slot 14 and one unrolled round sequence
@@ -88,6 +96,7 @@ struct mbc_gcm_key {
     uint8_t htabk[16 * (GCM_NPOW + 4)]; /* 1984: lo ^ hi qwords of htab[i] (Karatsuba), 0 */
 };
 
+#define GCM_KEY_RK 16
 #define GCM_KEY_HTAB 256
 #define GCM_KEY_H 896
 #define GCM_KEY_ROUNDS 912

@@ -8,8 +8,8 @@
 #if MBC_HAVE_VAES
 
 const struct mbc_gcm_impl mbc_gcm_impl_vaes512 = {
-    "vaes512",           mbc_gcm_block_aesni,    mbc_gcm_ghash_vaes512, mbc_gcm_enc_vaes512,
-    mbc_gcm_dec_vaes512, mbc_gcm_seal12_vaes512, mbc_gcm_open12_vaes512};
+    "vaes512",           mbc_gcm_block_aesni,    mbc_gcm_ghash_vaes512,  mbc_gcm_enc_vaes512,
+    mbc_gcm_dec_vaes512, mbc_gcm_seal12_vaes512, mbc_gcm_open12_vaes512, 0};
 
 #else
 /* ISO C forbids an empty translation unit. */

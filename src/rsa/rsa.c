@@ -9,6 +9,7 @@
 #include "../dispatch.h"
 #include "../lanes.h"
 #include "../test_hooks.h"
+#include "../wipe.h"
 #include "rsa_internal.h"
 #include "rsa_kern.h"
 
@@ -106,8 +107,8 @@ static unsigned rsa_lane_check(const void *ctx, unsigned lane)
 static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned lane_mask,
                      unsigned one_by_one, mbc_lanes_call_fn *fn)
 {
-    const void *const *const arrays[3] = {(const void *const *)c->out,
-                                          (const void *const *)c->in, c->key};
+    const void *const *const arrays[3] = {(const void *const *)c->out, (const void *const *)c->in,
+                                          c->key};
     mbc_lanes_begin(ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
     const enum mbc_plan plan = mbc_lanes_plan(ln, one_by_one);
     if (plan == MBC_PLAN_ONE_BY_ONE) {
@@ -157,11 +158,12 @@ static mbc_status pub_call(const void *call, unsigned lane_mask)
  * priv_one_by_one); up to 4 run both CRT halves in one pass (see
  * rsa_crt_args: paired); a lone request goes to the single-request kernel
  * (horizontal on IFMA; on the portable path 2 lanes instead of 8).
+ * The work of mbc_rsa_private_crt_mb8, in frames of its own that the caller
+ * then scrubs (wipe.h).
  */
-MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
-                                           const uint8_t *const in[MBC_LANES],
-                                           const mbc_rsa_priv_key *const key[MBC_LANES],
-                                           unsigned bits, unsigned lane_mask)
+__attribute__((noinline)) static mbc_status
+rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
+                const mbc_rsa_priv_key *const key[MBC_LANES], unsigned bits, unsigned lane_mask)
 {
     const struct rsa_call c = {out, in, (const void *const *)key, bits, priv_bits};
     const struct mbc_rsa_impl *impl = mbc_dispatch_get()->rsa;
@@ -250,6 +252,16 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
     }
     mbc_aligned_free(block, nrows * sizeof(mb52_row));
     return rsa_finish(&ln, &c);
+}
+
+MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
+                                           const uint8_t *const in[MBC_LANES],
+                                           const mbc_rsa_priv_key *const key[MBC_LANES],
+                                           unsigned bits, unsigned lane_mask)
+{
+    const mbc_status st = rsa_private_mb8(out, in, key, bits, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_RSA_PRIVATE);
+    return st;
 }
 
 MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],

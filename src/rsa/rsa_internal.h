@@ -10,8 +10,6 @@
 #include "../mb52/mb52.h"
 
 #define RSA_MAX_HALF_DIGITS (MB52_MAX_DIGITS / 2)
-#define RSA_PUB_MAGIC 0x52534150u  /* "RSAP" */
-#define RSA_PRIV_MAGIC 0x52534153u /* "RSAS" */
 
 /* rsa_mod_consts: a modulus and its Montgomery constants for R = 2^(52k). */
 struct rsa_mod_consts {
@@ -21,9 +19,11 @@ struct rsa_mod_consts {
     uint64_t to_mont[MB52_MAX_DIGITS];/* R^2 mod m (n), R^3 mod m (p, q) */
 };
 
+/* Both key types start with their tag (MBC_KEY_RSA_PUB / MBC_KEY_RSA_PRIV;
+ * info: the modulus bits, 2048, 3072 or 4096), set last, once the key is
+ * complete. */
 struct mbc_rsa_pub_key {
-    uint32_t magic;
-    unsigned bits;   /* 2048, 3072 or 4096 */
+    struct mbc_key_tag tag;
     unsigned kn;     /* digits of n: 2 * mb52_digits(bits / 2) */
     unsigned e_bits; /* bit length of e */
     struct rsa_mod_consts n;
@@ -31,8 +31,7 @@ struct mbc_rsa_pub_key {
 };
 
 struct mbc_rsa_priv_key {
-    uint32_t magic;
-    unsigned bits;
+    struct mbc_key_tag tag;
     unsigned kh; /* digits of p and q */
     struct mbc_rsa_pub_key pub;
     struct rsa_mod_consts p, q;

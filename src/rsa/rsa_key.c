@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../ct.h"
+#include "../wipe.h"
 #include "rsa_internal.h"
 
 #define M52 MB52_MASK
@@ -194,10 +195,9 @@ static mbc_err pub_init(struct mbc_rsa_pub_key *key, const uint8_t *n, size_t n_
     if ((key->e[0] & 1) == 0 || key->e_bits < 2 || !bn_lt_mask(key->e, nd, kn)) {
         return MBC_ERR_BAD_EXPONENT;
     }
-    key->bits = bits;
     key->kn = kn;
     mont_setup(&key->n, nd, kn, bits, 0);
-    key->magic = RSA_PUB_MAGIC;
+    key->tag = (struct mbc_key_tag){MBC_KEY_RSA_PUB, bits};
     return MBC_OK;
 }
 
@@ -223,12 +223,14 @@ MBC_API mbc_err mbc_rsa_pub_key_new(mbc_rsa_pub_key **key, const uint8_t *n, siz
 
 MBC_API void mbc_rsa_pub_key_free(mbc_rsa_pub_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (mbc_key_info(key, MBC_KEY_RSA_PUB) != 0) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }
 
 MBC_API unsigned mbc_rsa_pub_key_bits(const mbc_rsa_pub_key *key)
 {
-    return (key != NULL && key->magic == RSA_PUB_MAGIC) ? key->bits : 0;
+    return mbc_key_info(key, MBC_KEY_RSA_PUB);
 }
 
 /* priv_init: validates c and fills key (pub part first). */
@@ -241,7 +243,7 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     if (err != MBC_OK) {
         return err;
     }
-    const unsigned bits = key->pub.bits;
+    const unsigned bits = key->pub.tag.info;
     const unsigned half = bits / 2;
     const unsigned kh = rsa_half_digits(bits);
     uint64_t p[RSA_MAX_HALF_DIGITS], q[RSA_MAX_HALF_DIGITS], qinv[RSA_MAX_HALF_DIGITS];
@@ -272,7 +274,6 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     } else {
         /* p q = n with n of exactly bits bits and p, q < 2^half puts both
          * primes above 2^(half-1), as mont_setup and the kernels need. */
-        key->bits = bits;
         key->kh = kh;
         mont_setup(&key->p, p, kh, half, 1);
         mont_setup(&key->q, q, kh, half, 1);
@@ -284,7 +285,7 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
         bn_amm(key->qinv_r, qinv, rr, p, key->p.m0inv, kh);
         bn_cond_sub(key->qinv_r, p, kh);
         mbc_memzero(rr, sizeof(rr));
-        key->magic = RSA_PRIV_MAGIC;
+        key->tag = (struct mbc_key_tag){MBC_KEY_RSA_PRIV, bits};
     }
     mbc_memzero(p, sizeof(p));
     mbc_memzero(q, sizeof(q));
@@ -293,7 +294,10 @@ static mbc_err priv_init(struct mbc_rsa_priv_key *key, const mbc_rsa_priv_compon
     return err;
 }
 
-MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_components *c)
+/* priv_key_new: mbc_rsa_priv_key_new's work, in frames of its own that the
+ * caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_err priv_key_new(mbc_rsa_priv_key **key,
+                                                      const mbc_rsa_priv_components *c)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -315,12 +319,21 @@ MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_
     return MBC_OK;
 }
 
+MBC_API mbc_err mbc_rsa_priv_key_new(mbc_rsa_priv_key **key, const mbc_rsa_priv_components *c)
+{
+    const mbc_err err = priv_key_new(key, c);
+    mbc_wipe_secrets(MBC_WIPE_RSA_KEY_NEW);
+    return err;
+}
+
 MBC_API void mbc_rsa_priv_key_free(mbc_rsa_priv_key *key)
 {
-    mbc_aligned_free(key, sizeof(*key));
+    if (mbc_key_info(key, MBC_KEY_RSA_PRIV) != 0) {
+        mbc_aligned_free(key, sizeof(*key));
+    }
 }
 
 MBC_API unsigned mbc_rsa_priv_key_bits(const mbc_rsa_priv_key *key)
 {
-    return (key != NULL && key->magic == RSA_PRIV_MAGIC) ? key->bits : 0;
+    return mbc_key_info(key, MBC_KEY_RSA_PRIV);
 }

@@ -1,0 +1,988 @@
+/*
+ * test_wipe.c - no secret is left behind on the stack or in a register when
+ * an entry point that handled one returns (issue 9, promise 2).
+ *
+ * Each operation runs through a probe (wt_probe, asm below) that paints the
+ * PAINT_LEN bytes below its own stack pointer, clears the vector registers
+ * (and k0-k7 with AVX-512) and the scratch GPRs, calls the operation, then at
+ * once copies the scratch GPRs, the vector registers (xmm0-15 with SSE only,
+ * ymm0-15 with AVX, zmm0-31 and k0-k7 with AVX-512) and the painted region
+ * (the dead stack: everything the call wrote below its caller's frame) into
+ * static memory. That copy is scanned for key material, as 8-byte windows at
+ * every byte offset: the 52-bit digits of the RSA components p, q, dp, dq,
+ * qinv (and qinv * R mod p, the Montgomery constants of p and q, the CRT
+ * halves of a private operation's inputs), every 8 bytes of their
+ * big-endian byte strings and of those strings reversed; the AES key, its round keys, H and the
+ * hash-key powers (read from the key object), J0 (for IVs other than 12 bytes), E_K(J0), the GHASH
+ * result and the first keystream blocks, in both byte orders. Each operation runs once before it is
+ * probed, so that one-time work (lazy binding, dispatch) is not measured.
+ *
+ * Operations: RSA key creation (2048/3072/4096, and an error found after
+ * the secret work); RSA private 8-lane calls (8 lanes: two passes; 4:
+ * paired; 2: one by one on the single-request path), a single call and a
+ * batch with a fault caught by the check, on every RSA kernel the CPU runs;
+ * AES-GCM key creation, one-shot seal and open (12- and 60-byte IVs, 8-byte
+ * tags, a failed open) and every streaming call, on every GCM
+ * implementation the CPU runs (vaes512 and ifma skip here without AVX-512).
+ *
+ * The probe also measures how deep the call wrote: with the test hook that
+ * skips the library's stack scrubs (mbc_test_hooks.no_stack_wipe) the depth
+ * of the operation alone, which must stay below the scrub size its entry
+ * point uses (the constants of src/wipe.h), checked as "the scrub reaches
+ * deeper than the operation did".
+ *
+ * Skipped under AddressSanitizer and MemorySanitizer (their instrumented
+ * frames and shadow stacks are not what ships); run in the release build.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/bn.h>
+#include <openssl/evp.h>
+
+#include "dispatch.h"
+#include "gcm/gcm_internal.h"
+#include "ossl_rsa.h"
+#include "test_hooks.h"
+#include "test_util.h"
+#include "wipe.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define WT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define WT_SANITIZED 1
+#endif
+
+#define PAINT_LEN 262144
+#define PAINT_BYTE 0xA5
+
+/* probe: what wt_probe records (offsets are used by the asm). */
+struct probe {
+    uint64_t level;      /* 0: in: 0 SSE, 1 AVX, 2 AVX-512 */
+    uint64_t sp;         /* 8: rsp at the call; the dead stack ends here */
+    uint64_t gpr[9];     /* 16: rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11 after the call */
+    uint64_t paint_len;  /* 88: in: PAINT_LEN */
+    uint64_t paint_byte; /* 96: in: PAINT_BYTE */
+    uint64_t pad[3];
+    uint8_t vec[32][64];      /* 128: vector register n at vec[n] (16, 32 or 64 bytes) */
+    uint64_t k[8];            /* 2176: k0-k7 */
+    uint8_t stack[PAINT_LEN]; /* 2240: [sp - PAINT_LEN, sp) after the call */
+};
+_Static_assert(offsetof(struct probe, vec) == 128 && offsetof(struct probe, k) == 2176 &&
+                   offsetof(struct probe, stack) == 2240,
+               "probe layout (the asm's offsets)");
+
+/* wt_probe(fn, arg, probe): see the file comment. */
+void wt_probe(void (*fn)(void *), void *arg, struct probe *p);
+
+__asm__(
+    ".intel_syntax noprefix\n"
+    ".text\n"
+    ".globl wt_probe\n"
+    ".type wt_probe, @function\n"
+    "wt_probe:\n"
+    "  push rbx\n"
+    "  push rbp\n"
+    "  push r12\n"
+    "  push r13\n"
+    "  push r14\n"
+    "  push r15\n"
+    "  sub rsp, 8\n"
+    "  mov r12, rdi\n"
+    "  mov r13, rsi\n"
+    "  mov r14, rdx\n"
+    "  mov [r14 + 8], rsp\n"
+    "  mov rcx, [r14 + 88]\n"
+    "  mov rdi, rsp\n"
+    "  sub rdi, rcx\n"
+    "  mov rax, [r14 + 96]\n"
+    "  rep stosb\n"
+    "  mov rax, [r14]\n"
+    "  cmp rax, 2\n"
+    "  jb 1f\n"
+    ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+    "  vpxord zmm\\n, zmm\\n, zmm\\n\n"
+    ".endr\n"
+    ".irp n,0,1,2,3,4,5,6,7\n"
+    "  kxorw k\\n, k\\n, k\\n\n"
+    ".endr\n"
+    "  jmp 3f\n"
+    "1:\n"
+    "  cmp rax, 1\n"
+    "  jb 2f\n"
+    "  vzeroall\n"
+    "  jmp 3f\n"
+    "2:\n"
+    ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+    "  pxor xmm\\n, xmm\\n\n"
+    ".endr\n"
+    "3:\n"
+    "  xor eax, eax\n"
+    "  xor ecx, ecx\n"
+    "  xor edx, edx\n"
+    "  xor esi, esi\n"
+    "  xor ebx, ebx\n"
+    "  xor ebp, ebp\n"
+    "  xor r8d, r8d\n"
+    "  xor r9d, r9d\n"
+    "  xor r10d, r10d\n"
+    "  xor r11d, r11d\n"
+    "  xor r15d, r15d\n"
+    "  mov rdi, r13\n"
+    "  call r12\n"
+    "  mov [r14 + 16], rax\n"
+    "  mov [r14 + 24], rcx\n"
+    "  mov [r14 + 32], rdx\n"
+    "  mov [r14 + 40], rsi\n"
+    "  mov [r14 + 48], rdi\n"
+    "  mov [r14 + 56], r8\n"
+    "  mov [r14 + 64], r9\n"
+    "  mov [r14 + 72], r10\n"
+    "  mov [r14 + 80], r11\n"
+    "  mov rax, [r14]\n"
+    "  cmp rax, 2\n"
+    "  jb 1f\n"
+    ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31\n"
+    "  vmovdqu64 [r14 + 128 + 64 * \\n], zmm\\n\n"
+    ".endr\n"
+    ".irp n,0,1,2,3,4,5,6,7\n"
+    "  kmovq [r14 + 2176 + 8 * \\n], k\\n\n"
+    ".endr\n"
+    "  vzeroupper\n"
+    "  jmp 3f\n"
+    "1:\n"
+    "  cmp rax, 1\n"
+    "  jb 2f\n"
+    ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+    "  vmovdqu [r14 + 128 + 64 * \\n], ymm\\n\n"
+    ".endr\n"
+    "  vzeroupper\n"
+    "  jmp 3f\n"
+    "2:\n"
+    ".irp n,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n"
+    "  movdqu [r14 + 128 + 64 * \\n], xmm\\n\n"
+    ".endr\n"
+    "3:\n"
+    "  mov rcx, [r14 + 88]\n"
+    "  mov rsi, [r14 + 8]\n"
+    "  sub rsi, rcx\n"
+    "  lea rdi, [r14 + 2240]\n"
+    "  rep movsb\n"
+    "  add rsp, 8\n"
+    "  pop r15\n"
+    "  pop r14\n"
+    "  pop r13\n"
+    "  pop r12\n"
+    "  pop rbp\n"
+    "  pop rbx\n"
+    "  ret\n"
+    ".size wt_probe, .-wt_probe\n"
+    ".att_syntax prefix\n");
+
+static struct probe pr;
+
+/* cpu_level: what the probe clears and dumps on this CPU. */
+static uint64_t cpu_level(void)
+{
+    const uint64_t f = mbc_cpu_detect();
+    if ((f & (MBC_CPU_AVX512F | MBC_CPU_AVX512BW)) == (MBC_CPU_AVX512F | MBC_CPU_AVX512BW)) {
+        return 2;
+    }
+    return (f & MBC_CPU_AVX) != 0 ? 1 : 0;
+}
+
+static void skip_if_sanitized(void)
+{
+#if defined(WT_SANITIZED)
+    print_message("SKIP: a sanitizer build (instrumented frames, shadow stacks); the release "
+                  "build runs this test\n");
+    skip();
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Needles                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct needle {
+    uint64_t v;
+    const char *name;
+};
+
+static struct needles {
+    struct needle *a;
+    size_t n, cap;
+    char names[64][48];
+    unsigned num_names;
+} nd;
+
+static void needles_reset(void)
+{
+    nd.n = 0;
+    nd.num_names = 0;
+}
+
+/* name_of: a stored copy of name (the needles point at it). */
+static const char *name_of(const char *name)
+{
+    for (unsigned i = 0; i < nd.num_names; i++) {
+        if (strcmp(nd.names[i], name) == 0) {
+            return nd.names[i];
+        }
+    }
+    assert_true(nd.num_names < 64);
+    snprintf(nd.names[nd.num_names], sizeof(nd.names[0]), "%s", name);
+    return nd.names[nd.num_names++];
+}
+
+/* add_word: v is a needle unless it has fewer than 4 non-zero bytes (too
+ * likely to occur by chance). */
+static void add_word(uint64_t v, const char *name)
+{
+    unsigned nz = 0;
+    for (int i = 0; i < 8; i++) {
+        nz += ((v >> (8 * i)) & 0xFF) != 0;
+    }
+    if (nz < 4) {
+        return;
+    }
+    if (nd.n == nd.cap) {
+        nd.cap = nd.cap ? 2 * nd.cap : 4096;
+        nd.a = realloc(nd.a, nd.cap * sizeof(nd.a[0]));
+        assert_non_null(nd.a);
+    }
+    nd.a[nd.n++] = (struct needle){v, name_of(name)};
+}
+
+/* add_bytes: every 8-byte window of b and of b reversed. */
+static void add_bytes(const char *name, const uint8_t *b, size_t len)
+{
+    uint8_t *r = malloc(len);
+    assert_non_null(r);
+    for (size_t i = 0; i < len; i++) {
+        r[i] = b[len - 1 - i];
+    }
+    for (size_t i = 0; i + 8 <= len; i++) {
+        uint64_t v;
+        memcpy(&v, b + i, 8);
+        add_word(v, name);
+        memcpy(&v, r + i, 8);
+        add_word(v, name);
+    }
+    free(r);
+}
+
+/* add_digits: the 52-bit digits of the big-endian number b. */
+static void add_digits(const char *name, const uint8_t *b, size_t len)
+{
+    uint64_t acc = 0;
+    unsigned have = 0;
+    for (size_t i = len; i-- > 0;) {
+        acc |= (uint64_t)b[i] << have;
+        have += 8;
+        if (have >= 52) {
+            add_word(acc & ((1ull << 52) - 1), name);
+            acc = have > 52 ? (uint64_t)b[i] >> (8 - (have - 52)) : 0;
+            have -= 52;
+        }
+    }
+    add_word(acc, name);
+}
+
+/* add_number: digits and byte windows of a component. */
+static void add_number(const char *name, const uint8_t *b, size_t len)
+{
+    char dn[48];
+    snprintf(dn, sizeof(dn), "%s (52-bit digit)", name);
+    add_digits(dn, b, len);
+    snprintf(dn, sizeof(dn), "%s (bytes)", name);
+    add_bytes(dn, b, len);
+}
+
+static void add_bn(const char *name, const BIGNUM *x)
+{
+    uint8_t buf[512];
+    const int len = BN_bn2bin(x, buf);
+    assert_true(len > 0);
+    add_number(name, buf, (size_t)len);
+}
+
+static int needle_cmp(const void *a, const void *b)
+{
+    const uint64_t x = ((const struct needle *)a)->v, y = ((const struct needle *)b)->v;
+    return x < y ? -1 : x > y;
+}
+
+static void needles_sort(void)
+{
+    qsort(nd.a, nd.n, sizeof(nd.a[0]), needle_cmp);
+}
+
+static const struct needle *needle_find(uint64_t v)
+{
+    size_t lo = 0, hi = nd.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (nd.a[mid].v < v) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < nd.n && nd.a[lo].v == v ? &nd.a[lo] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Probing                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* scan: prints and counts the needles found in buf (len bytes). where(i)
+ * names the place of offset i. */
+static unsigned scan(const uint8_t *buf, size_t len, const char *what, const char *place,
+                     size_t (*where)(size_t), unsigned shown)
+{
+    unsigned hits = 0;
+    for (size_t i = 0; i + 8 <= len; i++) {
+        uint64_t v;
+        memcpy(&v, buf + i, 8);
+        const struct needle *h = needle_find(v);
+        if (h == NULL) {
+            continue;
+        }
+        if (hits + shown < 12) {
+            print_message("  %s: %s left at %s %zu\n", what, h->name, place, where(i));
+        }
+        hits++;
+        i += 7;
+    }
+    return hits;
+}
+
+static size_t stack_depth_of(size_t i)
+{
+    return PAINT_LEN - i;
+}
+
+static size_t reg_of(size_t i)
+{
+    return i;
+}
+
+/* used_depth: bytes below the probe's stack pointer that the call wrote. */
+static size_t used_depth(void)
+{
+    for (size_t i = 0; i < PAINT_LEN; i++) {
+        if (pr.stack[i] != PAINT_BYTE) {
+            return PAINT_LEN - i;
+        }
+    }
+    return 0;
+}
+
+/* probe_once: runs fn(arg) under the probe; returns the depth it wrote. */
+static size_t probe_once(void (*fn)(void *), void *arg)
+{
+    pr.level = cpu_level();
+    pr.paint_len = PAINT_LEN;
+    pr.paint_byte = PAINT_BYTE;
+    wt_probe(fn, arg, &pr);
+    return used_depth();
+}
+
+/* scan_probe: the needles found in what the last probe saw (dead stack,
+ * scratch GPRs, vector and k registers), printed (the first few) and
+ * counted; *on_stack gets the stack's share. */
+static unsigned scan_probe(const char *what, unsigned *on_stack)
+{
+    unsigned hits = scan(pr.stack, PAINT_LEN, what, "stack depth", stack_depth_of, 0);
+    *on_stack = hits;
+    hits +=
+        scan((const uint8_t *)pr.gpr, sizeof(pr.gpr), what, "GPR byte (rax..r11)", reg_of, hits);
+    const size_t vlen = pr.level == 2 ? 64 : pr.level == 1 ? 32 : 16;
+    const unsigned nvec = pr.level == 2 ? 32 : 16;
+    for (unsigned r = 0; r < nvec; r++) {
+        char place[32];
+        snprintf(place, sizeof(place), "%smm%u byte", vlen == 64 ? "z" : vlen == 32 ? "y" : "x", r);
+        hits += scan(pr.vec[r], vlen, what, place, reg_of, hits);
+    }
+    if (pr.level == 2) {
+        hits += scan((const uint8_t *)pr.k, sizeof(pr.k), what, "k0..k7 byte", reg_of, hits);
+    }
+    return hits;
+}
+
+/* probe_check: probes fn(arg) and fails the test if any needle is left;
+ * returns the depth the call wrote. */
+static size_t probe_check(const char *what, void (*fn)(void *), void *arg)
+{
+    const size_t depth = probe_once(fn, arg);
+    unsigned on_stack;
+    const unsigned hits = scan_probe(what, &on_stack);
+    print_message("%s: %u secret copies (%u on the stack), %zu stack bytes written\n", what, hits,
+                  on_stack, depth);
+    if (hits != 0) {
+        fail_msg("%s left %u copies of secrets behind", what, hits);
+    }
+    return depth;
+}
+
+/*
+ * check_call: runs fn(arg) once unprobed, then probed (probe_check); each
+ * run is preceded by prepare(arg) when prepare is not NULL (to put arg back
+ * in the state fn expects). When the entry point scrubs scrub bytes of stack
+ * (wipe.h; 0: none), probes it once more with the scrubs off: the depth the
+ * work writes must be less than the depth the scrub reached (the work's
+ * frames all lie inside it).
+ */
+static void check_call(const char *what, void (*prepare)(void *), void (*fn)(void *), void *arg,
+                       size_t scrub)
+{
+    if (prepare != NULL) {
+        prepare(arg);
+    }
+    fn(arg);
+    if (prepare != NULL) {
+        prepare(arg);
+    }
+    const size_t depth = probe_check(what, fn, arg);
+    if (scrub == 0) {
+        return;
+    }
+    if (prepare != NULL) {
+        prepare(arg);
+    }
+    mbc_test_hooks.no_stack_wipe = 1;
+    const size_t bare = probe_once(fn, arg);
+    mbc_test_hooks.no_stack_wipe = 0;
+    print_message("  without the %zu-byte scrubs: %zu stack bytes written\n", scrub, bare);
+    if (bare >= depth) {
+        fail_msg("%s: the work wrote %zu bytes deep, the %zu-byte scrub reached %zu: raise it "
+                 "in src/wipe.h",
+                 what, bare, scrub, depth);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* RSA                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct rsa_fix {
+    unsigned bits;
+    EVP_PKEY *pkey;
+    mbt_rsa_parts parts;
+    mbc_rsa_priv_key *priv;
+    mbc_rsa_pub_key *pub;
+};
+
+static struct rsa_fix rsa_fx[3];
+
+static struct rsa_fix *rsa_key(unsigned bits)
+{
+    struct rsa_fix *f = &rsa_fx[(bits - 2048) / 1024];
+    if (f->pkey == NULL) {
+        f->bits = bits;
+        f->pkey = mbt_ossl_rsa_keygen(bits, 65537);
+        assert_non_null(f->pkey);
+        assert_int_equal(mbt_ossl_rsa_get_parts(&f->parts, f->pkey, 0), 0);
+        assert_int_equal(mbt_rsa_keys_new(&f->priv, &f->pub, &f->parts), MBC_OK);
+    }
+    return f;
+}
+
+static BIGNUM *bn_of(const struct rsa_fix *f, enum mbt_rsa_part part)
+{
+    BIGNUM *x = BN_bin2bn(f->parts.c[part], (int)f->parts.len[part], NULL);
+    assert_non_null(x);
+    return x;
+}
+
+/* rsa_needles: the private components of f, qinv R mod p, and for each of
+ * the num_in inputs its CRT halves in^dp mod p and in^dq mod q. */
+static void rsa_needles(const struct rsa_fix *f, const uint8_t *const *in, unsigned num_in)
+{
+    static const char *const names[MBT_RSA_NUM_PARTS] = {"n", "e", "p", "q", "dp", "dq", "qinv"};
+    needles_reset();
+    for (int part = MBT_RSA_P; part <= MBT_RSA_QINV; part++) {
+        add_number(names[part], f->parts.c[part], f->parts.len[part]);
+    }
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *p = bn_of(f, MBT_RSA_P), *q = bn_of(f, MBT_RSA_Q);
+    BIGNUM *dp = bn_of(f, MBT_RSA_DP), *dq = bn_of(f, MBT_RSA_DQ);
+    BIGNUM *qinv = bn_of(f, MBT_RSA_QINV), *t = BN_new(), *r = BN_new();
+    assert_true(ctx != NULL && t != NULL && r != NULL);
+    const int kh = (int)((f->bits / 2 + 51) / 52);
+    assert_true(BN_lshift(t, qinv, 52 * kh) && BN_mod(r, t, p, ctx));
+    add_bn("qinv R mod p", r);
+    /* The Montgomery constants of p and q (R = 2^(52 kh)): R mod m, R^3 mod m
+     * and -m^-1 mod 2^52 (which gives away m's low digit). */
+    BIGNUM *const pq[2] = {p, q};
+    BIGNUM *two52 = BN_new();
+    assert_true(two52 != NULL && BN_set_word(two52, 1) && BN_lshift(two52, two52, 52));
+    for (int i = 0; i < 2; i++) {
+        assert_true(BN_set_word(t, 1) && BN_lshift(t, t, 52 * kh) && BN_mod(r, t, pq[i], ctx));
+        add_bn(i ? "R mod q" : "R mod p", r);
+        assert_true(BN_set_word(t, 1) && BN_lshift(t, t, 3 * 52 * kh) && BN_mod(r, t, pq[i], ctx));
+        add_bn(i ? "R^3 mod q" : "R^3 mod p", r);
+        assert_true(BN_nnmod(t, pq[i], two52, ctx) && BN_mod_inverse(r, t, two52, ctx) != NULL &&
+                    BN_sub(r, two52, r));
+        add_bn(i ? "-q^-1 mod 2^52" : "-p^-1 mod 2^52", r);
+    }
+    BN_free(two52);
+    for (unsigned i = 0; i < num_in; i++) {
+        BIGNUM *x = BN_bin2bn(in[i], (int)(f->bits / 8), NULL);
+        assert_non_null(x);
+        assert_true(BN_mod_exp(r, x, dp, p, ctx));
+        add_bn("in^dp mod p", r);
+        assert_true(BN_mod_exp(r, x, dq, q, ctx));
+        add_bn("in^dq mod q", r);
+        BN_free(x);
+    }
+    BN_free(p);
+    BN_free(q);
+    BN_free(dp);
+    BN_free(dq);
+    BN_free(qinv);
+    BN_free(t);
+    BN_free(r);
+    BN_CTX_free(ctx);
+    needles_sort();
+}
+
+struct keygen_arg {
+    mbc_rsa_priv_components c;
+    mbc_err want;
+};
+
+static void run_keygen(void *a)
+{
+    struct keygen_arg *k = a;
+    mbc_rsa_priv_key *key = NULL;
+    const mbc_err err = mbc_rsa_priv_key_new(&key, &k->c);
+    if (err != k->want) {
+        abort();
+    }
+    mbc_rsa_priv_key_free(key);
+}
+
+static void test_rsa_key_new(void **state)
+{
+    (void)state;
+    skip_if_sanitized();
+    static const unsigned sizes[] = {2048, 3072, 4096};
+    for (size_t s = 0; s < 3; s++) {
+        struct rsa_fix *f = rsa_key(sizes[s]);
+        rsa_needles(f, NULL, 0);
+        struct keygen_arg k = {mbt_rsa_components(&f->parts), MBC_OK};
+        char what[64];
+        snprintf(what, sizeof(what), "mbc_rsa_priv_key_new RSA-%u", f->bits);
+        check_call(what, NULL, run_keygen, &k, MBC_WIPE_RSA_KEY_NEW);
+        /* An error found after the secret work: dq >= q (KEY_RANGE). */
+        k.c.dq = k.c.q;
+        k.c.dq_len = k.c.q_len;
+        k.want = MBC_ERR_KEY_RANGE;
+        snprintf(what, sizeof(what), "mbc_rsa_priv_key_new RSA-%u, dq = q", f->bits);
+        check_call(what, NULL, run_keygen, &k, MBC_WIPE_RSA_KEY_NEW);
+    }
+}
+
+struct priv_arg {
+    const struct rsa_fix *f;
+    unsigned mask;
+    uint8_t in[8][512], out[8][512];
+};
+
+static void run_priv_mb8(void *a)
+{
+    struct priv_arg *p = a;
+    uint8_t *o[8];
+    const uint8_t *i[8];
+    const mbc_rsa_priv_key *k[8];
+    for (unsigned l = 0; l < 8; l++) {
+        o[l] = p->out[l];
+        i[l] = p->in[l];
+        k[l] = p->f->priv;
+    }
+    const mbc_status st = mbc_rsa_private_crt_mb8(o, i, k, p->f->bits, p->mask);
+    for (unsigned l = 0; l < 8; l++) {
+        if (((p->mask >> l) & 1u) && mbc_lane_code(st, l) != MBC_LANE_OK &&
+            !((mbc_test_hooks.rsa_fault_lanes >> l) & 1u)) {
+            abort();
+        }
+    }
+}
+
+static void run_priv_one(void *a)
+{
+    struct priv_arg *p = a;
+    if (mbc_rsa_private_crt(p->out[0], p->in[0], p->f->priv) != MBC_OK) {
+        abort();
+    }
+}
+
+static void test_rsa_private(void **state)
+{
+    const char *impl = mbt_use_impl(state);
+    skip_if_sanitized();
+    static const unsigned sizes[] = {2048, 3072, 4096};
+    /* 8 lanes (a batch of two passes), 4 (one paired pass), 2 (one by one) */
+    static const unsigned masks[] = {0xFF, 0x0F, 0x03};
+    struct priv_arg *p = calloc(1, sizeof(*p));
+    assert_non_null(p);
+    for (size_t s = 0; s < 3; s++) {
+        const struct rsa_fix *f = rsa_key(sizes[s]);
+        const size_t len = f->bits / 8;
+        const uint8_t *ins[8];
+        for (unsigned l = 0; l < 8; l++) {
+            mbt_rand_bytes(p->in[l], len);
+            p->in[l][0] = (uint8_t)(f->parts.c[MBT_RSA_N][0] - 1);
+            ins[l] = p->in[l];
+        }
+        rsa_needles(f, ins, 8);
+        p->f = f;
+        char what[96];
+        for (size_t m = 0; m < 3; m++) {
+            p->mask = masks[m];
+            snprintf(what, sizeof(what), "%s: mbc_rsa_private_crt_mb8 RSA-%u, lanes 0x%02x", impl,
+                     f->bits, masks[m]);
+            check_call(what, NULL, run_priv_mb8, p, MBC_WIPE_RSA_PRIVATE);
+        }
+        snprintf(what, sizeof(what), "%s: mbc_rsa_private_crt RSA-%u", impl, f->bits);
+        check_call(what, NULL, run_priv_one, p, MBC_WIPE_RSA_PRIVATE);
+        /* The fault path (a corrupted CRT half in lane 2, caught by the check). */
+        mbc_test_hooks.rsa_fault_lanes = 0x04;
+        p->mask = 0xFF;
+        snprintf(what, sizeof(what), "%s: mbc_rsa_private_crt_mb8 RSA-%u, a fault in lane 2", impl,
+                 f->bits);
+        check_call(what, NULL, run_priv_mb8, p, MBC_WIPE_RSA_PRIVATE);
+        mbc_test_hooks.rsa_fault_lanes = 0;
+    }
+    free(p);
+    mbc_cpu_restrict(~0ull);
+}
+
+/* ------------------------------------------------------------------------ */
+/* AES-GCM                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define GCM_TESTS(fn)                                                                              \
+    {#fn "/c", fn, NULL, NULL, (void *)"c"}, {#fn "/aesni", fn, NULL, NULL, (void *)"aesni"},      \
+    {                                                                                              \
+#fn "/vaes512", fn, NULL, NULL, (void *)"vaes512"                                          \
+    }
+
+static void aes_block(const uint8_t *k, size_t k_len, const uint8_t in[16], uint8_t out[16])
+{
+    const EVP_CIPHER *c = k_len == 16   ? EVP_aes_128_ecb()
+                          : k_len == 24 ? EVP_aes_192_ecb()
+                                        : EVP_aes_256_ecb();
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int n = 0;
+    assert_non_null(ctx);
+    assert_int_equal(EVP_EncryptInit_ex(ctx, c, NULL, k, NULL), 1);
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    assert_int_equal(EVP_EncryptUpdate(ctx, out, &n, in, 16), 1);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+/* ghash: y <- GHASH_H over len bytes (zero-padded). */
+static void ghash(uint8_t y[16], const uint8_t h[16], const uint8_t *in, size_t len)
+{
+    for (size_t i = 0; i < len; i += 16) {
+        for (size_t j = 0; j < 16 && i + j < len; j++) {
+            y[j] ^= in[i + j];
+        }
+        mbt_gf128_mul(y, y, h);
+    }
+}
+
+static void ctr_inc(uint8_t c[16])
+{
+    for (int i = 15; i >= 12 && ++c[i] == 0; i--) {
+    }
+}
+
+#define GCM_MSG 600 /* bytes: the 8-block loop of aesni and a partial tail */
+#define GCM_AAD 40
+
+struct gcm_arg {
+    uint8_t k[32];
+    size_t k_len, iv_len;
+    mbc_gcm_key *key;
+    uint8_t iv[60], aad[GCM_AAD], pt[GCM_MSG], ct[GCM_MSG], out[GCM_MSG], tag[16];
+    size_t off, piece; /* streaming: the bytes of this step */
+    mbc_gcm_ctx ctx;
+    int expect_auth; /* open with a wrong tag */
+};
+
+/* gcm_needles: the AES key, round keys, H and its powers (from the key
+ * object), J0 unless iv_len is 12, E_K(J0), the GHASH of the message and the
+ * first 4 keystream blocks, each in both byte orders. */
+static void gcm_needles(const struct gcm_arg *g)
+{
+    const struct mbc_gcm_key *key = g->key;
+    needles_reset();
+    add_bytes("AES key", g->k, g->k_len);
+    add_bytes("round keys", key->rk, 16 * (key->rounds + 1));
+    add_bytes("round keys x4", key->rk512, sizeof(key->rk512));
+    add_bytes("H", key->h, 16);
+    add_bytes("H powers", key->htab, 16 * GCM_NPOW);
+    for (unsigned i = 0; i < GCM_NPOW; i++) {
+        add_bytes("H powers lo^hi", key->htabk + 16 * i, 8);
+    }
+    uint8_t j0[16] = {0}, ek[16], s[16] = {0}, len_block[16] = {0};
+    if (g->iv_len == 12) {
+        memcpy(j0, g->iv, 12);
+        j0[15] = 1;
+    } else {
+        ghash(j0, key->h, g->iv, g->iv_len);
+        for (int i = 0; i < 8; i++) {
+            len_block[15 - i] = (uint8_t)(((uint64_t)g->iv_len * 8) >> (8 * i));
+        }
+        ghash(j0, key->h, len_block, 16);
+        add_bytes("J0", j0, 16);
+        uint8_t c[16];
+        memcpy(c, j0, 16);
+        ctr_inc(c);
+        add_bytes("J0 + 1", c, 16);
+    }
+    aes_block(g->k, g->k_len, j0, ek);
+    add_bytes("E_K(J0)", ek, 16);
+    ghash(s, key->h, g->aad, GCM_AAD);
+    ghash(s, key->h, g->ct, GCM_MSG);
+    memset(len_block, 0, 16);
+    for (int i = 0; i < 8; i++) {
+        len_block[7 - i] = (uint8_t)(((uint64_t)GCM_AAD * 8) >> (8 * i));
+        len_block[15 - i] = (uint8_t)(((uint64_t)GCM_MSG * 8) >> (8 * i));
+    }
+    ghash(s, key->h, len_block, 16);
+    add_bytes("GHASH", s, 16);
+    uint8_t c[16], ks[16];
+    memcpy(c, j0, 16);
+    for (int i = 0; i < 4; i++) {
+        ctr_inc(c);
+        aes_block(g->k, g->k_len, c, ks);
+        add_bytes("keystream", ks, 16);
+    }
+    needles_sort();
+}
+
+static void run_gcm_key_new(void *a)
+{
+    struct gcm_arg *g = a;
+    mbc_gcm_key *key = NULL;
+    if (mbc_gcm_key_new(&key, g->k, g->k_len) != MBC_OK) {
+        abort();
+    }
+    mbc_gcm_key_free(key);
+}
+
+static void run_seal(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_seal(g->key, g->out, g->tag, 16, g->iv, g->iv_len, g->aad, GCM_AAD, g->pt,
+                     GCM_MSG) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_seal_short(void *a)
+{
+    struct gcm_arg *g = a;
+    uint8_t tag[8];
+    if (mbc_gcm_seal_short_tag(g->key, g->out, tag, 8, g->iv, g->iv_len, g->aad, GCM_AAD, g->pt,
+                               GCM_MSG) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_open(void *a)
+{
+    struct gcm_arg *g = a;
+    uint8_t tag[16];
+    memcpy(tag, g->tag, 16);
+    tag[0] ^= (uint8_t)g->expect_auth;
+    const mbc_err err =
+        mbc_gcm_open(g->key, g->out, tag, 16, g->iv, g->iv_len, g->aad, GCM_AAD, g->ct, GCM_MSG);
+    if (err != (g->expect_auth ? MBC_ERR_AUTH : MBC_OK)) {
+        abort();
+    }
+}
+
+/* The streaming steps; each is one probed call on g->ctx. */
+static void run_init(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_init(&g->ctx, g->key, g->iv, g->iv_len, 0) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_aad(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_aad(&g->ctx, g->aad, GCM_AAD) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_encrypt(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_encrypt(&g->ctx, g->out + g->off, g->pt + g->off, g->piece) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_decrypt(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_decrypt(&g->ctx, g->out + g->off, g->ct + g->off, g->piece) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_finish(void *a)
+{
+    struct gcm_arg *g = a;
+    uint8_t tag[16];
+    if (mbc_gcm_finish(&g->ctx, tag, 16) != MBC_OK) {
+        abort();
+    }
+}
+
+static void run_verify(void *a)
+{
+    struct gcm_arg *g = a;
+    if (mbc_gcm_verify(&g->ctx, g->tag, 16) != MBC_OK) {
+        abort();
+    }
+}
+
+/* stream_arg: step s of a streaming operation on g (enc: encryption). */
+struct stream_arg {
+    struct gcm_arg *g;
+    int enc, s;
+};
+
+static void (*stream_fn(int enc, int s))(void *)
+{
+    static void (*const enc_steps[5])(void *) = {run_init, run_aad, run_encrypt, run_encrypt,
+                                                 run_finish};
+    static void (*const dec_steps[5])(void *) = {run_init, run_aad, run_decrypt, run_decrypt,
+                                                 run_verify};
+    return (enc ? enc_steps : dec_steps)[s];
+}
+
+/* stream_piece: g's data piece for step s (2: 37 bytes, 3: the rest). */
+static void stream_piece(struct gcm_arg *g, int s)
+{
+    g->off = s == 2 ? 0 : 37;
+    g->piece = s == 2 ? 37 : GCM_MSG - 37;
+}
+
+/* stream_prepare: a new operation up to step s (excluded). */
+static void stream_prepare(void *a)
+{
+    struct stream_arg *st = a;
+    mbc_memzero(&st->g->ctx, sizeof(st->g->ctx));
+    for (int t = 0; t < st->s; t++) {
+        stream_piece(st->g, t);
+        stream_fn(st->enc, t)(st->g);
+    }
+    stream_piece(st->g, st->s);
+}
+
+static void run_stream_step(void *a)
+{
+    struct stream_arg *st = a;
+    stream_fn(st->enc, st->s)(st->g);
+}
+
+/* check_stream: the streaming steps, each probed on its own: init, aad, a
+ * piece of 37 bytes, the rest, then finish (encryption) or verify. */
+static void check_stream(struct gcm_arg *g, int enc, const char *impl, size_t scrub)
+{
+    static const char *const step_names[5] = {"init", "aad", "piece 1", "piece 2", "final"};
+    for (int s = 0; s < 5; s++) {
+        struct stream_arg st = {g, enc, s};
+        char what[96];
+        snprintf(what, sizeof(what), "%s: streaming %s, %zu-byte IV: %s", impl,
+                 enc ? "encryption" : "decryption", g->iv_len, step_names[s]);
+        check_call(what, stream_prepare, run_stream_step, &st, scrub);
+    }
+}
+
+static void test_gcm(void **state)
+{
+    const char *impl = mbt_use_alg_impl(MBC_ALG_GCM, (const char *)*state);
+    skip_if_sanitized();
+    struct gcm_arg *g = calloc(1, sizeof(*g));
+    assert_non_null(g);
+    static const size_t k_lens[] = {16, 32};
+    static const size_t iv_lens[] = {12, 60};
+    for (size_t kl = 0; kl < 2; kl++) {
+        g->k_len = k_lens[kl];
+        mbt_rand_bytes(g->k, sizeof(g->k));
+        assert_int_equal(mbc_gcm_key_new(&g->key, g->k, g->k_len), MBC_OK);
+        assert_string_equal(mbc_gcm_key_impl(g->key), impl);
+        char what[96];
+        for (size_t v = 0; v < 2; v++) {
+            g->iv_len = iv_lens[v];
+            mbt_rand_bytes(g->iv, sizeof(g->iv));
+            mbt_rand_bytes(g->aad, sizeof(g->aad));
+            mbt_rand_bytes(g->pt, sizeof(g->pt));
+            assert_int_equal(mbc_gcm_seal(g->key, g->ct, g->tag, 16, g->iv, g->iv_len, g->aad,
+                                          GCM_AAD, g->pt, GCM_MSG),
+                             MBC_OK);
+            gcm_needles(g);
+            /* what the calls scrub (gcm.c: gcm_scrub_len) */
+            const size_t scrub = g->key->impl.scrub_always || g->iv_len != 12 ? MBC_WIPE_GCM : 0;
+            if (v == 0) {
+                snprintf(what, sizeof(what), "%s: mbc_gcm_key_new AES-%zu", impl, 8 * g->k_len);
+                check_call(what, NULL, run_gcm_key_new, g, MBC_WIPE_GCM);
+            }
+            snprintf(what, sizeof(what), "%s: AES-%zu seal, %zu-byte IV", impl, 8 * g->k_len,
+                     g->iv_len);
+            check_call(what, NULL, run_seal, g, scrub);
+            snprintf(what, sizeof(what), "%s: AES-%zu seal, 8-byte tag, %zu-byte IV", impl,
+                     8 * g->k_len, g->iv_len);
+            check_call(what, NULL, run_seal_short, g, scrub);
+            g->expect_auth = 0;
+            snprintf(what, sizeof(what), "%s: AES-%zu open, %zu-byte IV", impl, 8 * g->k_len,
+                     g->iv_len);
+            check_call(what, NULL, run_open, g, scrub);
+            g->expect_auth = 1;
+            snprintf(what, sizeof(what), "%s: AES-%zu open, wrong tag, %zu-byte IV", impl,
+                     8 * g->k_len, g->iv_len);
+            check_call(what, NULL, run_open, g, scrub);
+            check_stream(g, 1, impl, scrub);
+            check_stream(g, 0, impl, scrub);
+        }
+        mbc_gcm_key_free(g->key);
+    }
+    free(g);
+    mbc_cpu_restrict(~0ull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rsa_key_new),
+        MBT_IMPL_TESTS(test_rsa_private),
+        GCM_TESTS(test_gcm),
+    };
+    const int rc = mbt_run("wipe", tests);
+    for (int i = 0; i < 3; i++) {
+        EVP_PKEY_free(rsa_fx[i].pkey);
+        mbt_rsa_parts_free(&rsa_fx[i].parts);
+        mbc_rsa_priv_key_free(rsa_fx[i].priv);
+        mbc_rsa_pub_key_free(rsa_fx[i].pub);
+    }
+    free(nd.a);
+    return rc;
+}
