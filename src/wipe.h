@@ -38,11 +38,18 @@
  *    -fstack-usage: crt_kern 10.4 KB, win_exp 5.5 KB, ams_40 22.8 KB) add up
  *    to the same depth, and the test checks it on an IFMA machine;
  *  - AES-GCM: key creation 1152, one-shot and streaming calls up to 1616
- *    (portable implementation; aesni: 1104 and about 700).
+ *    (portable implementation; aesni: 1104 and about 700);
+ *  - EC (key creation, signatures, ECDH, key generation, P-256 and P-384):
+ *    30304 for the 8-lane portable kernels (the batch plan; their squaring
+ *    keeps 2k columns of 8-word lanes), 21432 one by one on the one-lane
+ *    ones. The IFMA kernels' static frames (gcc -fstack-usage: fe_inv 8.3 KB,
+ *    verify 7.3 KB, sign 4.7 KB, mul_var and the point formulas 3 to 4 KB)
+ *    add up to less.
  */
 #define MBC_WIPE_RSA_KEY_NEW 12288
 #define MBC_WIPE_RSA_PRIVATE 65536
 #define MBC_WIPE_GCM 4096
+#define MBC_WIPE_EC 49152
 
 /*
  * mbc_wipe_secrets: zeroes stack_bytes bytes of stack below its caller's

@@ -10,6 +10,7 @@
 #include "../dispatch.h"
 #include "../lanes.h"
 #include "../test_hooks.h"
+#include "../wipe.h"
 #include "ec_internal.h"
 
 /* ec_call: the arguments of one batch call; the lane checks see it as
@@ -242,7 +243,9 @@ static unsigned draw_slots(mb52_row *r, const struct ec_curve *c, unsigned slots
  * about 2^-256 per try: a broken generator, not bad luck). */
 #define EC_SIGN_TRIES 8
 
-static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask)
+/* sign_mb8: the work of both signing calls, in frames of its own that the
+ * callers then scrub (wipe.h). */
+__attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask)
 {
     const void *const *const with_k[3] = {(const void *const *)c->out, c->key,
                                           (const void *const *)c->in2};
@@ -319,7 +322,9 @@ MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
                               .in = digest,
                               .in_len = digest_len,
                               .key = (const void *const *)key};
-    return sign_mb8(&c, lane_mask);
+    const mbc_status st = sign_mb8(&c, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return st;
 }
 
 MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
@@ -339,7 +344,9 @@ MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
                               .in_len = digest_len,
                               .in2 = k != NULL ? k : none,
                               .key = (const void *const *)key};
-    return sign_mb8(&c, lane_mask);
+    const mbc_status st = sign_mb8(&c, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return st;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -402,10 +409,12 @@ MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
 /* ECDH                                                                      */
 /* ------------------------------------------------------------------------ */
 
-MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
-                                const uint8_t *const peer[MBC_LANES],
-                                const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
-                                unsigned lane_mask)
+/* ecdh_mb8: mbc_ecdh_mb8's work, in frames of its own that the caller then
+ * scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_status ecdh_mb8(uint8_t *const secret[MBC_LANES],
+                                                     const uint8_t *const peer[MBC_LANES],
+                                                     const mbc_ec_priv_key *const key[MBC_LANES],
+                                                     mbc_curve curve, unsigned lane_mask)
 {
     const struct ec_call c = {.op = EC_OP_ECDH,
                               .curve = curve,
@@ -441,12 +450,25 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
     return ec_finish(&ln, &c, w);
 }
 
+MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
+                                const uint8_t *const peer[MBC_LANES],
+                                const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
+                                unsigned lane_mask)
+{
+    const mbc_status st = ecdh_mb8(secret, peer, key, curve, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return st;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Key generation                                                            */
 /* ------------------------------------------------------------------------ */
 
-MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],
-                                     mbc_curve curve, unsigned lane_mask)
+/* keygen_mb8: mbc_ec_keygen_mb8's work, in frames of its own that the
+ * caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const d[MBC_LANES],
+                                                       uint8_t *const point[MBC_LANES],
+                                                       mbc_curve curve, unsigned lane_mask)
 {
     const struct ec_call c = {
         .op = EC_OP_KEYGEN, .curve = curve, .c = mbc_ec_curve(curve), .out = d, .out2 = point};
@@ -479,6 +501,14 @@ MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const
     release(&ln, point, 1, w->x, cv, a.ok_lanes);
     release(&ln, point, 1 + cv->len, w->y, cv, a.ok_lanes);
     return ec_finish(&ln, &c, w);
+}
+
+MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],
+                                     mbc_curve curve, unsigned lane_mask)
+{
+    const mbc_status st = keygen_mb8(d, point, curve, lane_mask);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return st;
 }
 
 /* ------------------------------------------------------------------------ */

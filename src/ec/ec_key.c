@@ -10,6 +10,7 @@
 #include "../ct.h"
 #include "../dispatch.h"
 #include "../test_hooks.h"
+#include "../wipe.h"
 #include "ec_internal.h"
 
 const struct ec_curve *mbc_ec_curve(mbc_curve id)
@@ -248,8 +249,11 @@ static mbc_err priv_new(mbc_ec_priv_key **key, const struct ec_curve *c, const u
     return MBC_OK;
 }
 
-MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
-                                    size_t d_len)
+/* priv_key_new / priv_key_generate: the work of mbc_ec_priv_key_new and
+ * mbc_ec_priv_key_generate, in frames of their own that the callers then
+ * scrub (wipe.h). */
+__attribute__((noinline)) static mbc_err priv_key_new(mbc_ec_priv_key **key, mbc_curve curve,
+                                                      const uint8_t *d, size_t d_len)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -271,7 +275,7 @@ MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, cons
     return err;
 }
 
-MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve)
+__attribute__((noinline)) static mbc_err priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -287,6 +291,21 @@ MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve)
         err = priv_new(key, c, d);
     }
     mbc_memzero(d, sizeof(d));
+    return err;
+}
+
+MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                    size_t d_len)
+{
+    const mbc_err err = priv_key_new(key, curve, d, d_len);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return err;
+}
+
+MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve)
+{
+    const mbc_err err = priv_key_generate(key, curve);
+    mbc_wipe_secrets(MBC_WIPE_EC);
     return err;
 }
 
