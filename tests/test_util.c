@@ -199,6 +199,14 @@ int mbt_quick(void)
     return env != NULL && strcmp(env, "1") == 0;
 }
 
+void mbt_filter(void)
+{
+    const char *pattern = getenv("MBC_TEST_FILTER");
+    if (pattern != NULL && pattern[0] != '\0') {
+        cmocka_set_test_filter(pattern);
+    }
+}
+
 size_t mbt_scale(size_t n)
 {
     if (mbt_soak()) {

@@ -91,8 +91,15 @@ void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const struct bi
  * 6.3) on 16-byte strings; r may alias a or b. Slow: for references. */
 void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
 
-/* mbt_run: runs the group, returns cmocka's failure count. */
-#define mbt_run(name, tests)                                                                       \
-    _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL)
+/* mbt_filter: applies $MBC_TEST_FILTER, when set, as cmocka's test filter:
+ * only the cases whose names match the pattern run ('*' and '?' wildcards,
+ * e.g. MBC_TEST_FILTER='*ifma'). tools/emu/run_avx512.sh uses it to spend
+ * the emulator's time on the AVX-512 cases only. */
+void mbt_filter(void);
+
+/* mbt_run: runs the group (filtered by mbt_filter), returns cmocka's failure
+ * count. */
+#define mbt_run(name, tests) \
+    (mbt_filter(), _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof((tests)[0]), NULL, NULL))
 
 #endif /* MBC_TESTS_TEST_UTIL_H */

@@ -19,7 +19,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
 packages=(build-essential meson ninja-build nasm pkg-config python3 libssl-dev openssl
-          libcmocka-dev libjansson-dev clang-14 libclang-rt-14-dev libipsec-mb-dev)
+          libcmocka-dev libjansson-dev clang-14 libclang-rt-14-dev libipsec-mb-dev
+          haproxy nghttp2-client)
 
 install_packages() {
     local missing=()
@@ -70,6 +71,10 @@ test)
     install_packages
     configure build -Dtests=true -Dbench=true
     ninja -C build -j "$jobs"
+    # OpenSSL 3.5 (Debian 13) for the provider's tests, unpacked into
+    # build/openssl35; those tests skip when it cannot be had.
+    bash tools/openssl35.sh build/openssl35 ||
+        echo "== OpenSSL 3.5 not available: its provider tests will skip" >&2
     # CXX: the C++ header test (tests/cxx) builds with the C compiler's family.
     CC=clang-14 CXX=clang++-14 configure build-asan -Dtests=true -Dbench=false \
         -Dbuildtype=debugoptimized \

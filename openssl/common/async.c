@@ -1,0 +1,193 @@
+/*
+ * async.c - mbo_run: one request through the calling thread's lane manager,
+ * pausing the OpenSSL ASYNC job it runs in (see mbo.h for the contract).
+ *
+ * The wake logic in one place:
+ *  1. submit to the thread's batch manager; a submit that fills its class
+ *     runs the batch at once (then no pause);
+ *  2. otherwise make the job's wait fd readable *now* and pause: the event
+ *     loop sees the fd at its next poll and resumes the job after the other
+ *     events of that round, whose requests join the same manager;
+ *  3. on resume, read the fd back to empty; if the request has not run yet
+ *     (nobody filled its class meanwhile), run the manager's partial batches:
+ *     the request and every other one waiting in this thread.
+ * So a lone request waits one round of the event loop (a poll that returns
+ * at once), never a timer, and requests arriving in the same round batch.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <openssl/async.h>
+
+#include "mbo_local.h"
+
+const char mbo_wait_key = 0;
+
+static int req_done(const struct mbo_req *r)
+{
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+size_t mbo_drain(mbc_mgr *mgr)
+{
+    size_t n = 0;
+    for (mbc_job *j; (j = mbc_mgr_get_completed(mgr)) != NULL; n++) {
+        struct mbo_req *r = j->user_data;
+        __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    }
+    return n;
+}
+
+/* drain_counted: mbo_drain, counting requests that completed with others. */
+static void drain_counted(mbc_mgr *mgr)
+{
+    const size_t n = mbo_drain(mgr);
+    if (n > 1) {
+        mbo_count(MBO_CTR_BATCHED, n);
+    }
+}
+
+static void close_wait_fd(ASYNC_WAIT_CTX *ctx, const void *key, OSSL_ASYNC_FD fd, void *custom)
+{
+    (void)ctx;
+    (void)key;
+    (void)custom;
+    close(fd);
+}
+
+/* wait_fd: the eventfd of ctx, made and registered on first use; -1 if that
+ * fails. */
+static int wait_fd(ASYNC_WAIT_CTX *ctx)
+{
+    OSSL_ASYNC_FD fd;
+    void *custom;
+    if (ASYNC_WAIT_CTX_get_fd(ctx, &mbo_wait_key, &fd, &custom)) {
+        return fd;
+    }
+    fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    if (!ASYNC_WAIT_CTX_set_wait_fd(ctx, &mbo_wait_key, fd, NULL, close_wait_fd)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* signal_fd: makes fd readable. */
+static int signal_fd(int fd)
+{
+    const uint64_t one = 1;
+    ssize_t r;
+    do {
+        r = write(fd, &one, sizeof(one));
+    } while (r < 0 && errno == EINTR);
+    /* EAGAIN: the counter is at its maximum, so the fd is readable anyway. */
+    return r == (ssize_t)sizeof(one) || (r < 0 && errno == EAGAIN);
+}
+
+/* clear_fd: reads ctx's fd back to empty (after a resume: the context is
+ * looked up again, it is the one the job runs with now). */
+static void clear_fd(ASYNC_JOB *aj)
+{
+    ASYNC_WAIT_CTX *ctx = ASYNC_get_wait_ctx(aj);
+    OSSL_ASYNC_FD fd;
+    void *custom;
+    if (ctx != NULL && ASYNC_WAIT_CTX_get_fd(ctx, &mbo_wait_key, &fd, &custom)) {
+        uint64_t v;
+        while (read(fd, &v, sizeof(v)) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+/* A manager call, run by mbo_thread_call (on the thread's own stack inside
+ * an ASYNC job). */
+struct call {
+    mbc_mgr *mgr;
+    mbc_job *job; /* NULL: flush */
+    mbc_err err;
+};
+
+static void call_mgr(void *arg)
+{
+    struct call *c = arg;
+    if (c->job != NULL) {
+        c->err = mbc_mgr_submit(c->mgr, c->job);
+    } else {
+        mbc_mgr_flush(c->mgr);
+    }
+}
+
+/* submit: mbc_mgr_submit(mgr, job), then the completed jobs drained. */
+static mbc_err submit(struct mbo_thread *t, mbc_mgr *mgr, mbc_job *job, int in_job)
+{
+    struct call c = {mgr, job, MBC_ERR_NO_MEMORY};
+    if (!mbo_thread_call(t, call_mgr, &c, in_job)) {
+        return MBC_ERR_NO_MEMORY;
+    }
+    if (c.err == MBC_OK) {
+        drain_counted(mgr);
+    }
+    return c.err;
+}
+
+/* flush: mbc_mgr_flush(mgr), then the completed jobs drained. Only after a
+ * submit to mgr on this thread (the stack is there). */
+static void flush(struct mbo_thread *t, mbc_mgr *mgr, int in_job)
+{
+    struct call c = {mgr, NULL, MBC_OK};
+    mbo_thread_call(t, call_mgr, &c, in_job);
+    drain_counted(mgr);
+    mbo_count(MBO_CTR_ASYNC_FLUSHES, 1);
+}
+
+mbc_err mbo_run(mbc_job *job)
+{
+    struct mbo_thread *t = mbo_thread_get();
+    if (t == NULL) {
+        return MBC_ERR_NO_MEMORY;
+    }
+    struct mbo_req req = {0};
+    job->user_data = &req;
+    ASYNC_JOB *aj = ASYNC_get_current_job();
+    ASYNC_WAIT_CTX *ctx = aj != NULL ? ASYNC_get_wait_ctx(aj) : NULL;
+    if (ctx == NULL) {
+        /* No job, or no way to wake one: the single-request path now. */
+        const mbc_err err = submit(t, mbo_thread_mgr(t, 1), job, aj != NULL);
+        return err != MBC_OK ? err : job->status;
+    }
+    mbc_mgr *mgr = mbo_thread_mgr(t, 0);
+    const mbc_err err = submit(t, mgr, job, 1);
+    if (err != MBC_OK) {
+        return err;
+    }
+    while (!req_done(&req)) {
+        /* The fd joins the wait context only for a job that really pauses:
+         * event loops learn of it from that pause (HAProxy deletes, at
+         * close, every fd of the context from its poller). */
+        const int fd = ctx != NULL ? wait_fd(ctx) : -1;
+        if (fd >= 0 && signal_fd(fd)) {
+            mbo_count(MBO_CTR_ASYNC_PAUSES, 1);
+            ASYNC_pause_job(); /* returns at once when pausing is blocked */
+            clear_fd(aj);
+            if (req_done(&req)) {
+                break;
+            }
+        }
+        /* Nothing filled the class meanwhile: run the partial batches, if
+         * this is still the thread whose manager holds the request. A job
+         * resumed on another thread pauses again until that one runs it. */
+        if (mbo_thread_get() == t) {
+            flush(t, mgr, 1);
+            continue;
+        }
+        ctx = ASYNC_get_wait_ctx(aj);
+        if (ctx == NULL) {
+            sched_yield();
+        }
+    }
+    return job->status;
+}

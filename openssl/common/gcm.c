@@ -1,0 +1,319 @@
+/*
+ * gcm.c - AES-GCM the way OpenSSL drives a cipher context: key and IV set
+ * in any order, AAD and data in pieces, the tag set or read around final,
+ * and libssl's TLS 1.2 record mode (fixed IV, counting explicit IV, the
+ * 13-byte record AAD, one call per record). The semantics follow the
+ * documented behaviour of OpenSSL's own GCM (the default provider's
+ * parameters); the crypto is mbcrypto's.
+ */
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "mbo_local.h"
+
+/* The key object, shared by duplicated contexts; with the key bytes, so
+ * that setting the same key again (EVP callers re-initialise with the key
+ * for every message) reuses it: mbcrypto's key setup costs microseconds. */
+struct mbo_gcm_key {
+    int refs;
+    mbc_gcm_key *key;
+    size_t len;
+    uint8_t bytes[32];
+};
+
+/* TLS 1.2: explicit IV (the invocation field carried in each record), tag,
+ * fixed part of the IV. */
+#define TLS_EXPLICIT_IV 8
+#define TLS_TAG 16
+#define TLS_FIXED_IV 4
+#define TLS_AAD 13
+
+static void key_release(struct mbo_gcm_key *k)
+{
+    if (k != NULL && __atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        mbc_gcm_key_free(k->key);
+        OPENSSL_clear_free(k, sizeof(*k));
+    }
+}
+
+/* end_message: forgets any message in progress. */
+static void end_message(struct mbo_gcm *g)
+{
+    if (g->started) {
+        OPENSSL_cleanse(&g->ctx, sizeof(g->ctx));
+        g->started = 0;
+    }
+}
+
+/* try_start: starts a message when both a key and an unused IV are there. */
+static int try_start(struct mbo_gcm *g)
+{
+    if (g->key == NULL || !g->iv_pending) {
+        return 1;
+    }
+    end_message(g);
+    if (mbc_gcm_init(&g->ctx, g->key->key, g->iv, g->iv_len, MBC_GCM_SHORT_TAGS) != MBC_OK) {
+        return 0;
+    }
+    g->iv_pending = 0;
+    g->started = 1;
+    g->tag_ready = 0;
+    return 1;
+}
+
+void mbo_gcm_init(struct mbo_gcm *g, int enc)
+{
+    memset(g, 0, sizeof(*g));
+    g->enc = enc;
+    g->iv_len = 12;
+    g->tls_aad_len = -1;
+}
+
+void mbo_gcm_set_enc(struct mbo_gcm *g, int enc)
+{
+    if (g->enc != enc) {
+        end_message(g);
+        g->enc = enc;
+        g->tag_ready = 0;
+    }
+}
+
+int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len)
+{
+    end_message(g);
+    if (g->key != NULL && g->key->len == key_len &&
+        CRYPTO_memcmp(g->key->bytes, key, key_len) == 0) {
+        g->tls_records = 0;
+        return try_start(g);
+    }
+    struct mbo_gcm_key *k = OPENSSL_zalloc(sizeof(*k));
+    if (k == NULL || key_len > sizeof(k->bytes)) {
+        OPENSSL_free(k);
+        return 0;
+    }
+    if (mbc_gcm_key_new(&k->key, key, key_len) != MBC_OK) {
+        OPENSSL_free(k);
+        return 0;
+    }
+    k->refs = 1;
+    k->len = key_len;
+    memcpy(k->bytes, key, key_len);
+    key_release(g->key);
+    g->key = k;
+    g->tls_records = 0;
+    return try_start(g);
+}
+
+int mbo_gcm_set_iv_len(struct mbo_gcm *g, size_t iv_len)
+{
+    if (iv_len == 0 || iv_len > MBO_GCM_IV_MAX) {
+        return 0;
+    }
+    if (iv_len != g->iv_len) {
+        end_message(g);
+        g->iv_len = iv_len;
+        g->iv_pending = 0;
+        g->iv_gen = 0;
+    }
+    return 1;
+}
+
+int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len)
+{
+    if (len != g->iv_len) {
+        return 0;
+    }
+    memcpy(g->iv, iv, len);
+    g->iv_pending = 1;
+    return try_start(g);
+}
+
+int mbo_gcm_set_tag(struct mbo_gcm *g, const uint8_t *tag, size_t len)
+{
+    if (g->enc || tag == NULL || len == 0 || len > MBC_GCM_TAG_LEN) {
+        return 0;
+    }
+    memcpy(g->tag, tag, len);
+    g->tag_len = len;
+    g->tag_ready = 1;
+    return 1;
+}
+
+int mbo_gcm_get_tag(const struct mbo_gcm *g, uint8_t *tag, size_t len)
+{
+    if (!g->enc || !g->tag_ready || len == 0 || len > MBC_GCM_TAG_LEN) {
+        return 0;
+    }
+    memcpy(tag, g->tag, len);
+    return 1;
+}
+
+int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (!g->started) {
+        return 0;
+    }
+    mbc_err err;
+    if (out == NULL) {
+        err = mbc_gcm_aad(&g->ctx, in, len);
+    } else if (g->enc) {
+        err = mbc_gcm_encrypt(&g->ctx, out, in, len);
+    } else {
+        err = mbc_gcm_decrypt(&g->ctx, out, in, len);
+    }
+    return err == MBC_OK;
+}
+
+int mbo_gcm_final(struct mbo_gcm *g)
+{
+    if (!g->started || (!g->enc && !g->tag_ready)) {
+        return 0;
+    }
+    g->started = 0; /* finish and verify wipe the context */
+    if (g->enc) {
+        mbo_count(MBO_CTR_GCM_ENCRYPT, 1);
+        g->tag_ready = mbc_gcm_finish(&g->ctx, g->tag, MBC_GCM_TAG_LEN) == MBC_OK;
+        return g->tag_ready;
+    }
+    mbo_count(MBO_CTR_GCM_DECRYPT, 1);
+    g->tag_ready = 0;
+    return mbc_gcm_verify(&g->ctx, g->tag, g->tag_len) == MBC_OK;
+}
+
+int mbo_gcm_set_iv_fixed(struct mbo_gcm *g, const uint8_t *iv, size_t len)
+{
+    if (len == (size_t)-1) {
+        memcpy(g->iv, iv, g->iv_len);
+    } else {
+        /* At least 4 fixed bytes and 8 of invocation field. */
+        if (len < TLS_FIXED_IV || g->iv_len < len + TLS_EXPLICIT_IV) {
+            return 0;
+        }
+        memcpy(g->iv, iv, len);
+        if (g->enc && RAND_bytes(g->iv + len, (int)(g->iv_len - len)) <= 0) {
+            return 0;
+        }
+    }
+    g->iv_gen = 1;
+    g->iv_pending = 1;
+    return try_start(g);
+}
+
+/* ctr64_inc: the last 8 bytes of the IV, big endian, plus one. */
+static void ctr64_inc(uint8_t *c)
+{
+    for (int i = 7; i >= 0; i--) {
+        if (++c[i] != 0) {
+            break;
+        }
+    }
+}
+
+int mbo_gcm_iv_gen(struct mbo_gcm *g, uint8_t *out, size_t len)
+{
+    if (!g->iv_gen || g->key == NULL) {
+        return 0;
+    }
+    if (len == 0 || len > g->iv_len) {
+        len = g->iv_len;
+    }
+    g->iv_pending = 1;
+    if (!try_start(g)) {
+        return 0;
+    }
+    memcpy(out, g->iv + g->iv_len - len, len);
+    ctr64_inc(g->iv + g->iv_len - 8);
+    return 1;
+}
+
+int mbo_gcm_set_iv_inv(struct mbo_gcm *g, const uint8_t *in, size_t len)
+{
+    if (!g->iv_gen || g->key == NULL || g->enc || len == 0 || len > g->iv_len) {
+        return 0;
+    }
+    memcpy(g->iv + g->iv_len - len, in, len);
+    g->iv_pending = 1;
+    return try_start(g);
+}
+
+int mbo_gcm_tls_aad(struct mbo_gcm *g, const uint8_t *aad, size_t len)
+{
+    if (len != TLS_AAD) {
+        return 0;
+    }
+    /* The record length in the AAD counts the explicit IV (and, opening,
+     * the tag): the AAD GCM authenticates has the plaintext length. */
+    size_t n = (size_t)aad[TLS_AAD - 2] << 8 | aad[TLS_AAD - 1];
+    const size_t extra = TLS_EXPLICIT_IV + (g->enc ? 0 : TLS_TAG);
+    if (n < extra) {
+        return 0;
+    }
+    n -= extra;
+    memcpy(g->tls_aad, aad, TLS_AAD);
+    g->tls_aad[TLS_AAD - 2] = (uint8_t)(n >> 8);
+    g->tls_aad[TLS_AAD - 1] = (uint8_t)n;
+    g->tls_aad_len = TLS_AAD;
+    return TLS_TAG;
+}
+
+int mbo_gcm_tls_record(struct mbo_gcm *g, uint8_t *buf, size_t len, size_t *out_len)
+{
+    int ok = 0;
+    *out_len = 0;
+    if (g->tls_aad_len != TLS_AAD || g->key == NULL || !g->iv_gen || g->iv_len < TLS_EXPLICIT_IV ||
+        len < TLS_EXPLICIT_IV + TLS_TAG) {
+        goto out;
+    }
+    const size_t n = len - TLS_EXPLICIT_IV - TLS_TAG;
+    uint8_t *data = buf + TLS_EXPLICIT_IV;
+    uint8_t *tag = data + n;
+    /* The AAD's length must be this record's. */
+    if (((size_t)g->tls_aad[TLS_AAD - 2] << 8 | g->tls_aad[TLS_AAD - 1]) != n) {
+        goto out;
+    }
+    end_message(g);
+    uint8_t iv[MBO_GCM_IV_MAX];
+    if (g->enc) {
+        /* Never reuse an IV: stop before the record counter wraps. */
+        if (++g->tls_records == 0) {
+            goto out;
+        }
+        memcpy(buf, g->iv + g->iv_len - TLS_EXPLICIT_IV, TLS_EXPLICIT_IV);
+        memcpy(iv, g->iv, g->iv_len);
+        ctr64_inc(g->iv + g->iv_len - 8);
+        mbo_count(MBO_CTR_GCM_ENCRYPT, 1);
+        ok = mbc_gcm_seal(g->key->key, data, tag, TLS_TAG, iv, g->iv_len, g->tls_aad, TLS_AAD, data,
+                          n) == MBC_OK;
+        *out_len = ok ? len : 0;
+    } else {
+        memcpy(g->iv + g->iv_len - TLS_EXPLICIT_IV, buf, TLS_EXPLICIT_IV);
+        memcpy(iv, g->iv, g->iv_len);
+        mbo_count(MBO_CTR_GCM_DECRYPT, 1);
+        ok = mbc_gcm_open(g->key->key, data, tag, TLS_TAG, iv, g->iv_len, g->tls_aad, TLS_AAD, data,
+                          n) == MBC_OK;
+        if (!ok) {
+            OPENSSL_cleanse(data, n);
+        }
+        *out_len = ok ? n : 0;
+    }
+    g->iv_pending = 0;
+out:
+    g->tls_aad_len = -1;
+    return ok;
+}
+
+void mbo_gcm_dup(struct mbo_gcm *dst, const struct mbo_gcm *src)
+{
+    memcpy(dst, src, sizeof(*dst));
+    if (dst->key != NULL) {
+        __atomic_add_fetch(&dst->key->refs, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void mbo_gcm_cleanup(struct mbo_gcm *g)
+{
+    key_release(g->key);
+    OPENSSL_cleanse(g, sizeof(*g));
+}

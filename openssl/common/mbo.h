@@ -1,0 +1,249 @@
+/*
+ * mbo.h - openssl/common: what the OpenSSL provider (openssl/provider) and
+ * the ENGINE shim (openssl/engine) share. OpenSSL types appear only under
+ * openssl/; this layer uses public OpenSSL API only (no internal struct).
+ *
+ *  - thread.c    one pair of lane managers per thread, created on first use,
+ *                freed at thread exit, at mbo_fini() and in a forked child
+ *  - async.c     mbo_run(): a job through the thread's manager; inside an
+ *                OpenSSL ASYNC job it pauses with a wait fd
+ *  - policy.c    which families are served (the "serve" setting)
+ *  - counters.c  operation counters, optionally in a shared file
+ *  - rsa.c       RSA key objects from BIGNUMs
+ *  - gcm.c       AES-GCM as OpenSSL drives a cipher, TLS record modes included
+ *
+ * Every function is thread safe unless its comment says otherwise.
+ */
+#ifndef MBC_OPENSSL_COMMON_MBO_H
+#define MBC_OPENSSL_COMMON_MBO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/bn.h>
+
+#include "mbcrypto.h"
+
+/* ------------------------------------------------------------------ init */
+
+/*
+ * mbo_init: takes a reference on the shared state (counters file, the
+ * per-thread key, the fork handler), creating it on the first call.
+ * serve_cfg is the "serve" setting of the caller's configuration (NULL: none);
+ * the MBCRYPTO_SERVE environment variable, when set, wins over it (see
+ * mbo_policy_parse). Returns 1 on success, 0 on failure (nothing taken).
+ * mbo_fini: drops the reference; the last one frees every thread's managers
+ * (running what they hold) and unmaps the counters file.
+ */
+int mbo_init(const char *serve_cfg);
+void mbo_fini(void);
+
+/* ---------------------------------------------------------------- policy */
+
+/* mbo_family: what the policy decides on, one bit each. */
+enum mbo_family {
+    MBO_FAM_RSA = 1u << 0,
+    MBO_FAM_GCM = 1u << 1,
+};
+#define MBO_FAM_ALL (MBO_FAM_RSA | MBO_FAM_GCM)
+
+/*
+ * mbo_policy_auto: the families this CPU serves better than OpenSSL's own
+ * code: RSA when mbc_impl_name(MBC_ALG_RSA) is "ifma"; AES-GCM when
+ * mbc_impl_name(MBC_ALG_GCM) is "vaes512" (the aesni path was measured no
+ * faster than OpenSSL 3.0's on 16 KiB TLS records; see README).
+ */
+unsigned mbo_policy_auto(void);
+
+/*
+ * mbo_policy_parse: the families named by s: "auto" (mbo_policy_auto()),
+ * "all", "none", or a comma list of "rsa", "aes-gcm". Returns 1 and sets
+ * *fams, or 0 for anything else (*fams untouched).
+ */
+int mbo_policy_parse(const char *s, unsigned *fams);
+
+/* mbo_policy: the families served, fixed by mbo_init. */
+unsigned mbo_policy(void);
+
+/* mbo_policy_str: the names of fams ("rsa,aes-gcm", "" for none) in buf
+ * (MBO_POLICY_STR_LEN bytes is always enough). */
+#define MBO_POLICY_STR_LEN 64
+void mbo_policy_str(unsigned fams, char *buf, size_t len);
+
+/* -------------------------------------------------------------- counters */
+
+enum mbo_counter {
+    MBO_CTR_RSA_SIGN,      /* RSA private operations run by mbcrypto */
+    MBO_CTR_RSA_VERIFY,    /* RSA public operations run by mbcrypto */
+    MBO_CTR_GCM_ENCRYPT,   /* AES-GCM messages or TLS records sealed */
+    MBO_CTR_GCM_DECRYPT,   /* AES-GCM messages or TLS records opened */
+    MBO_CTR_RSA_KEYS,      /* RSA keys converted into mbcrypto key objects */
+    MBO_CTR_RSA_REFUSED,   /* RSA keys refused (left to another provider) */
+    MBO_CTR_ASYNC_PAUSES,  /* ASYNC jobs paused waiting for a batch */
+    MBO_CTR_ASYNC_FLUSHES, /* resumed jobs that ran their partial batch */
+    MBO_CTR_BATCHED,       /* async requests that completed in a batch of 2+ */
+    MBO_NUM_COUNTERS
+};
+
+/* mbo_counter_name: "ops-rsa-sign", "async-pauses", ... (NULL past the end). */
+const char *mbo_counter_name(unsigned i);
+
+/* mbo_count: adds n to counter c (atomic). */
+void mbo_count(enum mbo_counter c, uint64_t n);
+
+/* mbo_counter_get: the value of counter c. */
+uint64_t mbo_counter_get(enum mbo_counter c);
+
+/*
+ * The counters file: when MBCRYPTO_COUNTERS_FILE names a file at mbo_init,
+ * the counters live in it (mapped shared), so another process reads them
+ * while this one runs, and forked children add to the same counters. Layout
+ * (little-endian): 8 bytes "MBOCTR1\n", a uint64 count, then per counter a
+ * 56-byte NUL-padded name and a uint64 value. An existing file of the right
+ * size keeps its values (processes sharing a file add up).
+ */
+#define MBO_COUNTERS_ENV "MBCRYPTO_COUNTERS_FILE"
+#define MBO_SERVE_ENV "MBCRYPTO_SERVE"
+
+/* --------------------------------------------------------------- threads */
+
+struct mbo_thread;
+
+/* mbo_thread_get: the calling thread's state, created on first use (NULL if
+ * that fails or mbo_init has not been called). */
+struct mbo_thread *mbo_thread_get(void);
+
+/* mbo_thread_mgr: the thread's manager for batched requests; sync: the one
+ * that runs every job at once (MBC_MGR_SYNC). Owned by the thread. */
+mbc_mgr *mbo_thread_mgr(struct mbo_thread *t, int sync);
+
+/* mbo_threads_live: how many thread states exist (for tests). */
+size_t mbo_threads_live(void);
+
+/* ----------------------------------------------------------------- async */
+
+/*
+ * mbo_run: runs job (op, key, in, out... set; private fields zero;
+ * user_data is used by mbo_run) and returns its status.
+ *
+ * Outside an OpenSSL ASYNC job, or in one without a wait context: on the
+ * calling thread's sync manager, at once (the single-request path).
+ *
+ * Inside an ASYNC job: the job goes to the thread's batch manager. If that
+ * submit filled its class, the batch ran and mbo_run returns. Otherwise the
+ * ASYNC job pauses (ASYNC_pause_job) after making its wait fd readable at
+ * once: the event loop resumes it on its next round, after whatever else
+ * that round submits (other connections' requests join the batch). On resume
+ * the fd is read back to empty and, if the request is still waiting, the
+ * manager's partial batches run then (flush on resume): a lone request waits
+ * one event-loop round, never a timer. The wait fd is an eventfd made on the
+ * first pause in a wait context and kept with it (key mbo_wait_key); the
+ * context's cleanup closes it.
+ *
+ * A job torn down while paused (its wait context freed, never resumed) leaves
+ * its request in the manager: the next batch or flush of the thread, or the
+ * thread's exit, runs it and releases it; nothing of ours touches the freed
+ * wait context or its fd.
+ */
+mbc_err mbo_run(mbc_job *job);
+
+/* mbo_wait_key: the key of our fd in an ASYNC_WAIT_CTX. */
+extern const char mbo_wait_key;
+
+/* ------------------------------------------------------------------- RSA */
+
+/*
+ * mbo_rsa_pub_new, mbo_rsa_priv_new: mbcrypto key objects from OpenSSL
+ * BIGNUMs. mbo_rsa_priv_new needs the CRT form (p, q, dp, dq, qinv). The
+ * errors are mbcrypto's (MBC_ERR_KEY_SIZE for a size mbcrypto does not
+ * serve...). Secret byte copies are wiped.
+ */
+mbc_err mbo_rsa_pub_new(mbc_rsa_pub_key **key, const BIGNUM *n, const BIGNUM *e);
+mbc_err mbo_rsa_priv_new(mbc_rsa_priv_key **key, const BIGNUM *n, const BIGNUM *e, const BIGNUM *p,
+                         const BIGNUM *q, const BIGNUM *dp, const BIGNUM *dq, const BIGNUM *qinv);
+
+/* mbo_rsa_private, mbo_rsa_public: raw RSA (out = in^d, in^e mod n) through
+ * mbo_run, bits/8 bytes each; counted. */
+mbc_err mbo_rsa_private(const mbc_rsa_priv_key *key, uint8_t *out, const uint8_t *in);
+mbc_err mbo_rsa_public(const mbc_rsa_pub_key *key, uint8_t *out, const uint8_t *in);
+
+/* ------------------------------------------------------------------- GCM */
+
+/*
+ * mbo_gcm: one AES-GCM cipher context as OpenSSL drives it (EVP_CIPHER_CTX
+ * or a provider cipher context). Not thread safe (like the context it
+ * backs). Zero-initialise, then mbo_gcm_init.
+ *
+ * Plain AEAD use (TLS 1.3 records, EVP callers): set key and IV, then
+ * mbo_gcm_update with out == NULL for AAD, then data, then mbo_gcm_final
+ * (sealing: the tag is then readable with mbo_gcm_get_tag; opening: the tag
+ * set with mbo_gcm_set_tag is checked). After final the IV must be set again.
+ *
+ * TLS 1.2 records (what the default provider does for libssl): the fixed
+ * part of the IV (mbo_gcm_set_iv_fixed, 4 bytes; encrypting draws the other
+ * 8 at random, then counts), the 13-byte record AAD (mbo_gcm_tls_aad, which
+ * returns the 24 bytes of explicit IV and tag the record carries), then one
+ * mbo_gcm_tls_record on explicit IV || data || tag, in place.
+ */
+#define MBO_GCM_IV_MAX 128
+struct mbo_gcm_key;
+struct mbo_gcm {
+    struct mbo_gcm_key *key; /* shared by dups, refcounted; NULL: no key yet */
+    int enc;
+    size_t iv_len; /* default 12 */
+    uint8_t iv[MBO_GCM_IV_MAX];
+    int iv_pending; /* iv is set and not used by a message yet */
+    int iv_gen;     /* TLS: the fixed IV was set; iv counts records */
+    int started;    /* ctx holds a message in progress */
+    size_t tag_len; /* opening: the given tag's length */
+    uint8_t tag[MBC_GCM_TAG_LEN];
+    int tag_ready;   /* sealing: final wrote tag; opening: a tag was set */
+    int tls_aad_len; /* 13 after mbo_gcm_tls_aad, -1 otherwise */
+    uint8_t tls_aad[13];
+    uint64_t tls_records; /* TLS records sealed with this key */
+    mbc_gcm_ctx ctx;
+};
+
+/* mbo_gcm_init: an empty context (no key, no IV, 12-byte IVs); enc: 1 seal,
+ * 0 open. mbo_gcm_set_enc changes the direction (ends any message). */
+void mbo_gcm_init(struct mbo_gcm *g, int enc);
+void mbo_gcm_set_enc(struct mbo_gcm *g, int enc);
+/* mbo_gcm_set_key: builds the key object (the old one is released). */
+int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len);
+/* mbo_gcm_set_iv_len: 1..MBO_GCM_IV_MAX, before the IV is set. */
+int mbo_gcm_set_iv_len(struct mbo_gcm *g, size_t iv_len);
+/* mbo_gcm_set_iv: iv_len bytes; starts a new message. */
+int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len);
+/* mbo_gcm_set_tag: opening only: the expected tag, 1..16 bytes (final then
+ * accepts 4, 8 and 12..16, as GCM does). */
+int mbo_gcm_set_tag(struct mbo_gcm *g, const uint8_t *tag, size_t len);
+/* mbo_gcm_get_tag: sealing, after final: the first len (1..16) bytes. */
+int mbo_gcm_get_tag(const struct mbo_gcm *g, uint8_t *tag, size_t len);
+/* mbo_gcm_update: AAD (out NULL) or data (in and out len bytes, out may
+ * equal in). 1 on success. */
+int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len);
+/* mbo_gcm_final: ends the message; opening: 1 only if the tag verified. */
+int mbo_gcm_final(struct mbo_gcm *g);
+/* mbo_gcm_set_iv_fixed: TLS: len fixed bytes (4 for TLS 1.2), or the whole
+ * IV for len == (size_t)-1. */
+int mbo_gcm_set_iv_fixed(struct mbo_gcm *g, const uint8_t *iv, size_t len);
+/* mbo_gcm_iv_gen: TLS, sealing: writes the last len bytes of the next IV to
+ * out (the explicit IV) and counts on. */
+int mbo_gcm_iv_gen(struct mbo_gcm *g, uint8_t *out, size_t len);
+/* mbo_gcm_set_iv_inv: TLS, opening: the explicit IV of the next record. */
+int mbo_gcm_set_iv_inv(struct mbo_gcm *g, const uint8_t *in, size_t len);
+/* mbo_gcm_tls_aad: TLS 1.2: the 13-byte record AAD; returns the record's
+ * extra bytes (16, the tag: libssl adds the 8 of explicit IV) or 0 when the
+ * AAD is malformed. */
+int mbo_gcm_tls_aad(struct mbo_gcm *g, const uint8_t *aad, size_t len);
+/* mbo_gcm_tls_record: TLS 1.2: seals or opens buf[0..len) in place
+ * (explicit IV || data || tag); *out_len gets the record's length (sealing)
+ * or the plaintext's (opening), what libssl reads from EVP_CipherUpdate.
+ * 0 on error (opening: the data is wiped). */
+int mbo_gcm_tls_record(struct mbo_gcm *g, uint8_t *buf, size_t len, size_t *out_len);
+/* mbo_gcm_dup: dst becomes a copy of src (sharing the key object). */
+void mbo_gcm_dup(struct mbo_gcm *dst, const struct mbo_gcm *src);
+/* mbo_gcm_cleanup: releases the key and wipes the context. */
+void mbo_gcm_cleanup(struct mbo_gcm *g);
+
+#endif /* MBC_OPENSSL_COMMON_MBO_H */

@@ -1,0 +1,37 @@
+/*
+ * mbo_local.h - what the files of openssl/common share among themselves.
+ */
+#ifndef MBC_OPENSSL_COMMON_MBO_LOCAL_H
+#define MBC_OPENSSL_COMMON_MBO_LOCAL_H
+
+#include "mbo.h"
+
+/*
+ * mbo_req: what mbo_run keeps for one request while it waits: job.user_data
+ * points to it. done is set (release) when the manager has returned the job:
+ * from then on the job is out of the manager and its result final.
+ */
+struct mbo_req {
+    int done;
+};
+
+/* mbo_drain: takes every completed job out of mgr and marks its request
+ * done. Returns the number of jobs taken. */
+size_t mbo_drain(mbc_mgr *mgr);
+
+/* mbo_thread_call: fn(arg) on the calling thread t, on a stack of t's own
+ * (256 KiB) when own_stack is set (inside an ASYNC job, whose stack is too
+ * small for the kernels), else on the caller's. 0 if the stack could not be
+ * had (fn not called). */
+int mbo_thread_call(struct mbo_thread *t, void (*fn)(void *), void *arg, int own_stack);
+
+/* mbo_policy_setup: fixes the policy from cfg and MBCRYPTO_SERVE (at the
+ * first mbo_init). */
+void mbo_policy_setup(const char *cfg);
+
+/* mbo_counters_setup, mbo_counters_teardown: map and unmap the counters file
+ * named by MBCRYPTO_COUNTERS_FILE (at the first mbo_init, the last mbo_fini). */
+void mbo_counters_setup(void);
+void mbo_counters_teardown(void);
+
+#endif /* MBC_OPENSSL_COMMON_MBO_LOCAL_H */

@@ -1,0 +1,117 @@
+/*
+ * policy.c - which families the provider (or engine) serves. "auto" serves
+ * what this CPU runs faster than OpenSSL's own code, so that loading mbcrypto
+ * never makes a handshake slower; "all" serves everything mbcrypto has, on
+ * any CPU (tests, benchmarks).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbo_local.h"
+
+static unsigned served; /* fixed by mbo_policy_setup */
+
+static int impl_is(mbc_alg alg, const char *name)
+{
+    const char *impl = mbc_impl_name(alg);
+    return impl != NULL && strcmp(impl, name) == 0;
+}
+
+unsigned mbo_policy_auto(void)
+{
+    unsigned f = 0;
+    if (impl_is(MBC_ALG_RSA, "ifma")) {
+        f |= MBO_FAM_RSA;
+    }
+    if (impl_is(MBC_ALG_GCM, "vaes512")) {
+        f |= MBO_FAM_GCM;
+    }
+    return f;
+}
+
+static const struct {
+    const char *name;
+    unsigned fam;
+} names[] = {
+    {"rsa", MBO_FAM_RSA},
+    {"aes-gcm", MBO_FAM_GCM},
+};
+
+#define NUM_NAMES (sizeof(names) / sizeof(names[0]))
+
+/* name_fam: the family of the n bytes at s, 0 if none. */
+static unsigned name_fam(const char *s, size_t n)
+{
+    for (size_t i = 0; i < NUM_NAMES; i++) {
+        if (strlen(names[i].name) == n && strncmp(names[i].name, s, n) == 0) {
+            return names[i].fam;
+        }
+    }
+    return 0;
+}
+
+int mbo_policy_parse(const char *s, unsigned *fams)
+{
+    if (s == NULL) {
+        return 0;
+    }
+    if (strcmp(s, "auto") == 0) {
+        *fams = mbo_policy_auto();
+        return 1;
+    }
+    if (strcmp(s, "all") == 0) {
+        *fams = MBO_FAM_ALL;
+        return 1;
+    }
+    if (strcmp(s, "none") == 0) {
+        *fams = 0;
+        return 1;
+    }
+    unsigned f = 0;
+    for (const char *p = s;;) {
+        const size_t n = strcspn(p, ",");
+        const unsigned one = name_fam(p, n);
+        if (one == 0) {
+            return 0;
+        }
+        f |= one;
+        if (p[n] == '\0') {
+            break;
+        }
+        p += n + 1;
+    }
+    *fams = f;
+    return 1;
+}
+
+void mbo_policy_setup(const char *cfg)
+{
+    unsigned f = mbo_policy_auto();
+    const char *env = getenv(MBO_SERVE_ENV);
+    if (!mbo_policy_parse(env, &f)) {
+        mbo_policy_parse(cfg, &f);
+    }
+    served = f;
+}
+
+unsigned mbo_policy(void)
+{
+    return served;
+}
+
+void mbo_policy_str(unsigned fams, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NUM_NAMES; i++) {
+        const size_t n = strlen(names[i].name);
+        if ((fams & names[i].fam) == 0 || at + n + 2 > len) {
+            continue;
+        }
+        if (at > 0) {
+            buf[at++] = ',';
+        }
+        memcpy(buf + at, names[i].name, n + 1);
+        at += n;
+    }
+}

@@ -1,0 +1,324 @@
+/*
+ * rsa_kmgmt.c - RSA key management: import and export of the standard
+ * parameters (n, e, d, the two primes, the CRT exponents and coefficient),
+ * so that a key loaded by the default provider (from PEM) is exported to us
+ * once, when an operation of ours first uses it; OpenSSL keeps our key data
+ * with the EVP_PKEY, so the mbcrypto key objects built here are reused by
+ * every later operation on that key.
+ *
+ * Import refuses what mbcrypto does not serve (other sizes, multi-prime
+ * keys, private keys without the CRT components, unbalanced primes): the
+ * signature then goes to the key's own provider (OpenSSL's signature init
+ * tries that provider next when the export to ours fails).
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/param_build.h>
+#include <openssl/params.h>
+
+#include "prov.h"
+
+#define SEL_PUB OSSL_KEYMGMT_SELECT_PUBLIC_KEY
+#define SEL_PRIV OSSL_KEYMGMT_SELECT_PRIVATE_KEY
+#define SEL_KEYPAIR OSSL_KEYMGMT_SELECT_KEYPAIR
+
+/* The components and their parameter names; the first two are public. */
+#define NUM_COMPONENTS 8
+static const char *const component_names[NUM_COMPONENTS] = {
+    OSSL_PKEY_PARAM_RSA_N,         OSSL_PKEY_PARAM_RSA_E,
+    OSSL_PKEY_PARAM_RSA_D,         OSSL_PKEY_PARAM_RSA_FACTOR1,
+    OSSL_PKEY_PARAM_RSA_FACTOR2,   OSSL_PKEY_PARAM_RSA_EXPONENT1,
+    OSSL_PKEY_PARAM_RSA_EXPONENT2, OSSL_PKEY_PARAM_RSA_COEFFICIENT1,
+};
+
+/* components: the key's BIGNUM slots in component_names' order. */
+static void components(struct mbp_rsa_key *k, BIGNUM **slot[NUM_COMPONENTS])
+{
+    slot[0] = &k->n;
+    slot[1] = &k->e;
+    slot[2] = &k->d;
+    slot[3] = &k->p;
+    slot[4] = &k->q;
+    slot[5] = &k->dp;
+    slot[6] = &k->dq;
+    slot[7] = &k->qinv;
+}
+
+static void *rsa_new(void *provctx)
+{
+    struct mbp_rsa_key *k = OPENSSL_zalloc(sizeof(*k));
+    if (k != NULL) {
+        k->pc = provctx;
+    }
+    return k;
+}
+
+/* clear: frees everything the key holds (it stays allocated, empty). */
+static void clear(struct mbp_rsa_key *k)
+{
+    BIGNUM **slot[NUM_COMPONENTS];
+    components(k, slot);
+    for (unsigned i = 0; i < NUM_COMPONENTS; i++) {
+        BN_clear_free(*slot[i]);
+        *slot[i] = NULL;
+    }
+    mbc_rsa_pub_key_free(k->pub);
+    mbc_rsa_priv_key_free(k->priv);
+    k->pub = NULL;
+    k->priv = NULL;
+    k->bits = 0;
+}
+
+static void rsa_free(void *keydata)
+{
+    struct mbp_rsa_key *k = keydata;
+    if (k != NULL) {
+        clear(k);
+        OPENSSL_free(k);
+    }
+}
+
+/* build: the mbcrypto key objects of k's components (private if with_priv).
+ * Returns 1, or 0 when mbcrypto does not serve this key. */
+static int build(struct mbp_rsa_key *k, int with_priv)
+{
+    if (mbo_rsa_pub_new(&k->pub, k->n, k->e) != MBC_OK) {
+        return 0;
+    }
+    k->bits = mbc_rsa_pub_key_bits(k->pub);
+    if (with_priv &&
+        mbo_rsa_priv_new(&k->priv, k->n, k->e, k->p, k->q, k->dp, k->dq, k->qinv) != MBC_OK) {
+        return 0;
+    }
+    return 1;
+}
+
+/* from_params: k's components from params; 1 when the key (public, or
+ * private if with_priv) was built. Nothing is kept on failure. */
+static int from_params(struct mbp_rsa_key *k, const OSSL_PARAM params[], int with_priv)
+{
+    clear(k);
+    /* Multi-prime keys: not for mbcrypto. */
+    if (OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_FACTOR3) != NULL) {
+        return 0;
+    }
+    BIGNUM **slot[NUM_COMPONENTS];
+    components(k, slot);
+    const unsigned num = with_priv ? NUM_COMPONENTS : 2;
+    int ok = 1;
+    for (unsigned i = 0; i < num && ok; i++) {
+        const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, component_names[i]);
+        /* d is kept for export; the CRT components are what mbcrypto uses. */
+        ok = p != NULL && OSSL_PARAM_get_BN(p, slot[i]);
+    }
+    ok = ok && build(k, with_priv);
+    if (!ok) {
+        clear(k);
+    }
+    return ok;
+}
+
+static int rsa_import(void *keydata, int selection, const OSSL_PARAM params[])
+{
+    struct mbp_rsa_key *k = keydata;
+    if (k == NULL || (selection & SEL_KEYPAIR) == 0) {
+        return 0;
+    }
+    /* A private selection of a public key's parameters imports the public
+     * key (as OpenSSL's own key management does); a private key without
+     * its CRT components is refused by from_params. */
+    const int priv = (selection & SEL_PRIV) != 0 &&
+                     (OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_D) != NULL ||
+                      OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_FACTOR1) != NULL);
+    const int ok = from_params(k, params, priv);
+    mbo_count(ok ? MBO_CTR_RSA_KEYS : MBO_CTR_RSA_REFUSED, 1);
+    return ok;
+}
+
+/* params_clear_free: wipes the values of params (private components), then
+ * frees them. */
+static void params_clear_free(OSSL_PARAM *params)
+{
+    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        OPENSSL_cleanse(p->data, p->data_size);
+    }
+    OSSL_PARAM_free(params);
+}
+
+/* to_params: k's components (private ones if with_priv) as params, through
+ * OSSL_PARAM_BLD; the caller frees with OSSL_PARAM_free. */
+static OSSL_PARAM *to_params(struct mbp_rsa_key *k, int with_priv)
+{
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    if (bld == NULL) {
+        return NULL;
+    }
+    BIGNUM **slot[NUM_COMPONENTS];
+    components(k, slot);
+    const unsigned num = with_priv && k->priv != NULL ? NUM_COMPONENTS : 2;
+    int ok = 1;
+    for (unsigned i = 0; i < num && ok; i++) {
+        ok = *slot[i] == NULL || OSSL_PARAM_BLD_push_BN(bld, component_names[i], *slot[i]);
+    }
+    OSSL_PARAM *params = ok ? OSSL_PARAM_BLD_to_param(bld) : NULL;
+    OSSL_PARAM_BLD_free(bld);
+    return params;
+}
+
+static int rsa_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg)
+{
+    struct mbp_rsa_key *k = keydata;
+    if (k == NULL || k->pub == NULL || (selection & SEL_KEYPAIR) == 0) {
+        return 0;
+    }
+    OSSL_PARAM *params = to_params(k, (selection & SEL_PRIV) != 0);
+    if (params == NULL) {
+        return 0;
+    }
+    const int ok = cb(params, cbarg);
+    params_clear_free(params);
+    return ok;
+}
+
+/* The components as parameters: public, then private. */
+#define PUB_PARAMS                                                                                 \
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0), OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0)
+#define PRIV_PARAMS                                                                                \
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_D, NULL, 0),                                                 \
+        OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR1, NULL, 0),                                       \
+        OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_FACTOR2, NULL, 0),                                       \
+        OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT1, NULL, 0),                                     \
+        OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_EXPONENT2, NULL, 0),                                     \
+        OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_COEFFICIENT1, NULL, 0)
+
+static const OSSL_PARAM key_types[] = {PUB_PARAMS, PRIV_PARAMS, OSSL_PARAM_END};
+static const OSSL_PARAM pub_key_types[] = {PUB_PARAMS, OSSL_PARAM_END};
+
+static const OSSL_PARAM *rsa_key_types(int selection)
+{
+    if (selection & SEL_PRIV) {
+        return key_types;
+    }
+    return (selection & SEL_PUB) ? pub_key_types : NULL;
+}
+
+static int rsa_has(const void *keydata, int selection)
+{
+    const struct mbp_rsa_key *k = keydata;
+    if (k == NULL) {
+        return 0;
+    }
+    int ok = 1;
+    if (selection & SEL_PUB) {
+        ok = ok && k->pub != NULL;
+    }
+    if (selection & SEL_PRIV) {
+        ok = ok && k->priv != NULL;
+    }
+    return ok;
+}
+
+static int rsa_match(const void *a, const void *b, int selection)
+{
+    const struct mbp_rsa_key *x = a, *y = b;
+    if ((selection & SEL_KEYPAIR) == 0) {
+        return 1; /* RSA has no domain parameters */
+    }
+    if (x->n == NULL || y->n == NULL || BN_cmp(x->n, y->n) != 0 || BN_cmp(x->e, y->e) != 0) {
+        return 0;
+    }
+    if ((selection & SEL_PUB) == 0 && (x->d == NULL || y->d == NULL || BN_cmp(x->d, y->d) != 0)) {
+        return 0;
+    }
+    return 1;
+}
+
+static int rsa_get_params(void *keydata, OSSL_PARAM params[])
+{
+    struct mbp_rsa_key *k = keydata;
+    if (k == NULL || k->pub == NULL) {
+        return 0;
+    }
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != NULL &&
+        !OSSL_PARAM_set_int(p, (int)k->bits)) {
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != NULL &&
+        !OSSL_PARAM_set_int(p, BN_security_bits((int)k->bits, -1))) {
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != NULL &&
+        !OSSL_PARAM_set_int(p, (int)k->bits / 8)) {
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST)) != NULL &&
+        !OSSL_PARAM_set_utf8_string(p, "SHA256")) {
+        return 0;
+    }
+    BIGNUM **slot[NUM_COMPONENTS];
+    components(k, slot);
+    for (unsigned i = 0; i < NUM_COMPONENTS; i++) {
+        if ((p = OSSL_PARAM_locate(params, component_names[i])) != NULL && *slot[i] != NULL &&
+            !OSSL_PARAM_set_BN(p, *slot[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_SECURITY_BITS, NULL),
+    OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_DEFAULT_DIGEST, NULL, 0),
+    PUB_PARAMS,
+    PRIV_PARAMS,
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *rsa_gettable_params(void *provctx)
+{
+    (void)provctx;
+    return gettable;
+}
+
+static const char *rsa_query_operation_name(int operation_id)
+{
+    return operation_id == OSSL_OP_SIGNATURE ? "RSA" : NULL;
+}
+
+static void *rsa_dup(const void *keydata, int selection)
+{
+    const struct mbp_rsa_key *src = keydata;
+    struct mbp_rsa_key *k = rsa_new(src->pc);
+    if (k == NULL) {
+        return NULL;
+    }
+    const int with_priv = (selection & SEL_PRIV) != 0 && src->priv != NULL;
+    OSSL_PARAM *params = to_params((struct mbp_rsa_key *)src, with_priv);
+    if (params == NULL || !from_params(k, params, with_priv)) {
+        rsa_free(k);
+        k = NULL;
+    }
+    params_clear_free(params);
+    return k;
+}
+
+const OSSL_DISPATCH mbp_rsa_keymgmt[] = {
+    {OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))rsa_new},
+    {OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))rsa_free},
+    {OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))rsa_has},
+    {OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))rsa_match},
+    {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))rsa_import},
+    {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))rsa_key_types},
+    {OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))rsa_export},
+    {OSSL_FUNC_KEYMGMT_EXPORT_TYPES, (void (*)(void))rsa_key_types},
+    {OSSL_FUNC_KEYMGMT_GET_PARAMS, (void (*)(void))rsa_get_params},
+    {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))rsa_gettable_params},
+    {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_operation_name},
+    {OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))rsa_dup},
+    {0, NULL},
+};

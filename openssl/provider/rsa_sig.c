@@ -1,0 +1,565 @@
+/*
+ * rsa_sig.c - RSA signatures: PKCS#1 v1.5 (with a digest's DigestInfo, or
+ * raw data without one) and PSS with MGF1, sign and verify, plain (the caller
+ * gives the digest) and with the message digested here (EVP digests of the
+ * child library context). The RSA operation runs through openssl/common's
+ * mbo_rsa_private / mbo_rsa_public: batched and paused inside an ASYNC job,
+ * at once outside one.
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/params.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+
+#include "prov.h"
+#include "rsa_pad.h"
+
+#define MAX_K 512 /* 4096-bit modulus */
+
+struct sig {
+    struct mbp_ctx *pc;
+    char *propq;
+    struct mbp_rsa_key *key; /* the operation's key (not owned) */
+    int signing;
+    int pad;        /* RSA_PKCS1_PADDING, RSA_NO_PADDING, RSA_PKCS1_PSS_PADDING */
+    EVP_MD *md;     /* NULL: PKCS#1 v1.5 on raw data */
+    uint8_t di[32]; /* the DigestInfo header of md (PKCS#1 v1.5) */
+    size_t di_len;
+    EVP_MD *mgf1;      /* PSS; NULL: md */
+    int saltlen;       /* PSS, OpenSSL's convention (RSA_PSS_SALTLEN_*) */
+    EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
+};
+
+static void *sig_newctx(void *provctx, const char *propq)
+{
+    struct sig *s = OPENSSL_zalloc(sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->pc = provctx;
+    if (propq != NULL && (s->propq = OPENSSL_strdup(propq)) == NULL) {
+        OPENSSL_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void sig_freectx(void *ctx)
+{
+    struct sig *s = ctx;
+    if (s != NULL) {
+        EVP_MD_free(s->md);
+        EVP_MD_free(s->mgf1);
+        EVP_MD_CTX_free(s->mdctx);
+        OPENSSL_free(s->propq);
+        OPENSSL_free(s);
+    }
+}
+
+static void *sig_dupctx(void *ctx)
+{
+    const struct sig *src = ctx;
+    struct sig *s = OPENSSL_memdup(src, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->propq = NULL;
+    s->mdctx = NULL;
+    if ((s->md != NULL && !EVP_MD_up_ref(s->md)) || (s->mgf1 != NULL && !EVP_MD_up_ref(s->mgf1))) {
+        s->md = s->mgf1 = NULL; /* cannot fail in practice; do not double free */
+        sig_freectx(s);
+        return NULL;
+    }
+    if ((src->propq != NULL && (s->propq = OPENSSL_strdup(src->propq)) == NULL) ||
+        (src->mdctx != NULL &&
+         ((s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(s->mdctx, src->mdctx)))) {
+        sig_freectx(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* digest_info: the DER header of DigestInfo { md's OID, NULL } followed by
+ * md's digest: what precedes the digest in EMSA-PKCS1-v1_5. MD5-SHA1 (TLS
+ * 1.0/1.1) has none. */
+static int digest_info(struct sig *s)
+{
+    s->di_len = 0;
+    const int nid = EVP_MD_get_type(s->md);
+    const int h = EVP_MD_get_size(s->md);
+    if (nid == NID_md5_sha1) {
+        return 1;
+    }
+    X509_SIG *xs = X509_SIG_new();
+    X509_ALGOR *alg;
+    ASN1_OCTET_STRING *dig;
+    uint8_t zero[EVP_MAX_MD_SIZE] = {0};
+    int ok = 0;
+    if (xs != NULL && nid != NID_undef && h > 0) {
+        X509_SIG_getm(xs, &alg, &dig);
+        ok = X509_ALGOR_set0(alg, OBJ_nid2obj(nid), V_ASN1_NULL, NULL) &&
+             ASN1_OCTET_STRING_set(dig, zero, h);
+    }
+    unsigned char *der = NULL;
+    const int len = ok ? i2d_X509_SIG(xs, &der) : -1;
+    ok = len > h && (size_t)(len - h) <= sizeof(s->di);
+    if (ok) {
+        s->di_len = (size_t)(len - h);
+        memcpy(s->di, der, s->di_len);
+    }
+    OPENSSL_free(der);
+    X509_SIG_free(xs);
+    return ok;
+}
+
+/* fetch_md: *md = the digest name from the child library context: with
+ * the given properties, else the operation's (when some provider of the
+ * digest matches them: "provider=mbcrypto" matches none), else none. */
+static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
+{
+    EVP_MD *m = EVP_MD_fetch(s->pc->libctx, name, props != NULL ? props : s->propq);
+    if (m == NULL && props == NULL && s->propq != NULL) {
+        ERR_set_mark();
+        m = EVP_MD_fetch(s->pc->libctx, name, NULL);
+        ERR_pop_to_mark();
+    }
+    if (m == NULL) {
+        mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s", name);
+        return 0;
+    }
+    EVP_MD_free(*md);
+    *md = m;
+    return 1;
+}
+
+static int set_md(struct sig *s, const char *name, const char *props)
+{
+    if (!fetch_md(s, &s->md, name, props)) {
+        return 0;
+    }
+    if (!digest_info(s)) {
+        mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s has no DigestInfo", name);
+        EVP_MD_free(s->md);
+        s->md = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[]);
+
+static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int signing)
+{
+    struct mbp_rsa_key *k = keydata;
+    if (k == NULL || k->pub == NULL || (signing && k->priv == NULL)) {
+        mbp_err(s->pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
+        return 0;
+    }
+    s->key = k;
+    s->signing = signing;
+    s->pad = RSA_PKCS1_PADDING;
+    s->saltlen = signing ? MBP_PSS_SALTLEN_AUTO_DIGEST_MAX : RSA_PSS_SALTLEN_AUTO;
+    EVP_MD_free(s->md);
+    EVP_MD_free(s->mgf1);
+    s->md = s->mgf1 = NULL;
+    s->di_len = 0;
+    EVP_MD_CTX_free(s->mdctx);
+    s->mdctx = NULL;
+    return sig_set_ctx_params(s, params);
+}
+
+static int sig_sign_init(void *ctx, void *keydata, const OSSL_PARAM params[])
+{
+    return sig_init(ctx, keydata, params, 1);
+}
+
+static int sig_verify_init(void *ctx, void *keydata, const OSSL_PARAM params[])
+{
+    return sig_init(ctx, keydata, params, 0);
+}
+
+/* pss_md: the digest PSS uses (SHA-1, PKCS#1's default, if none was set). */
+static const EVP_MD *pss_md(struct sig *s)
+{
+    if (s->md == NULL && !set_md(s, "SHA1", NULL)) {
+        return NULL;
+    }
+    return s->md;
+}
+
+/* encode: em[0..k) for tbs (the digest, or the data without a digest). */
+static int encode(struct sig *s, uint8_t *em, size_t k, const uint8_t *tbs, size_t tbslen)
+{
+    if (s->pad == RSA_NO_PADDING) {
+        if (tbslen != k) {
+            mbp_err(s->pc, MBP_R_BAD_LENGTH, "raw RSA input of %zu bytes", tbslen);
+            return 0;
+        }
+        memcpy(em, tbs, k);
+        return 1;
+    }
+    const EVP_MD *md = s->pad == RSA_PKCS1_PSS_PADDING ? pss_md(s) : s->md;
+    if (s->pad == RSA_PKCS1_PSS_PADDING && md == NULL) {
+        return 0;
+    }
+    if (md != NULL && tbslen != (size_t)EVP_MD_get_size(md)) {
+        mbp_err(s->pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
+        return 0;
+    }
+    if (s->pad == RSA_PKCS1_PADDING) {
+        if (!mbp_pkcs1_encode(em, k, s->di, s->di_len, tbs, tbslen)) {
+            mbp_err(s->pc, MBP_R_BAD_LENGTH, "%zu bytes do not fit", tbslen);
+            return 0;
+        }
+        return 1;
+    }
+    int salt;
+    if (!mbp_pss_salt_len(s->saltlen, k, md, 1, &salt)) {
+        mbp_err(s->pc, MBP_R_BAD_SALT, "%d", s->saltlen);
+        return 0;
+    }
+    return mbp_pss_encode(em, k, md, s->mgf1 != NULL ? s->mgf1 : md, tbs, salt, s->pc->libctx);
+}
+
+static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
+                    const unsigned char *tbs, size_t tbslen)
+{
+    struct sig *s = ctx;
+    if (s->key == NULL || !s->signing) {
+        mbp_err(s->pc, MBP_R_INIT, "sign");
+        return 0;
+    }
+    const size_t k = s->key->bits / 8;
+    if (sig == NULL) {
+        *siglen = k;
+        return 1;
+    }
+    if (sigsize < k) {
+        mbp_err(s->pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
+        return 0;
+    }
+    uint8_t em[MAX_K];
+    int ok = encode(s, em, k, tbs, tbslen);
+    if (ok) {
+        const mbc_err err = mbo_rsa_private(s->key->priv, sig, em);
+        ok = err == MBC_OK;
+        if (!ok) {
+            mbp_err(s->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+        }
+    }
+    OPENSSL_cleanse(em, sizeof(em));
+    *siglen = ok ? k : 0;
+    return ok;
+}
+
+/* check: 1 if em (the public operation on a signature) encodes tbs. */
+static int check(struct sig *s, const uint8_t *em, size_t k, const uint8_t *tbs, size_t tbslen)
+{
+    if (s->pad == RSA_NO_PADDING) {
+        return tbslen == k && CRYPTO_memcmp(em, tbs, k) == 0;
+    }
+    if (s->pad == RSA_PKCS1_PADDING) {
+        uint8_t want[MAX_K];
+        if (s->md != NULL && tbslen != (size_t)EVP_MD_get_size(s->md)) {
+            return 0;
+        }
+        return mbp_pkcs1_encode(want, k, s->di, s->di_len, tbs, tbslen) &&
+               CRYPTO_memcmp(want, em, k) == 0;
+    }
+    const EVP_MD *md = pss_md(s);
+    int salt;
+    if (md == NULL || tbslen != (size_t)EVP_MD_get_size(md) ||
+        !mbp_pss_salt_len(s->saltlen, k, md, 0, &salt)) {
+        return 0;
+    }
+    return mbp_pss_verify(em, k, md, s->mgf1 != NULL ? s->mgf1 : md, tbs, salt);
+}
+
+static int sig_verify(void *ctx, const unsigned char *sig, size_t siglen, const unsigned char *tbs,
+                      size_t tbslen)
+{
+    struct sig *s = ctx;
+    if (s->key == NULL || s->signing) {
+        mbp_err(s->pc, MBP_R_INIT, "verify");
+        return 0;
+    }
+    const size_t k = s->key->bits / 8;
+    uint8_t em[MAX_K];
+    if (siglen != k || mbo_rsa_public(s->key->pub, em, sig) != MBC_OK ||
+        !check(s, em, k, tbs, tbslen)) {
+        mbp_err(s->pc, MBP_R_BAD_SIGNATURE, NULL);
+        return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------ digest and sign/verify */
+
+static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_PARAM params[],
+                       int signing)
+{
+    struct sig *s = ctx;
+    if (!sig_init(s, keydata, NULL, signing) ||
+        !set_md(s, mdname != NULL ? mdname : "SHA256", NULL) ||
+        (s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->mdctx, s->md, NULL)) {
+        return 0;
+    }
+    return sig_set_ctx_params(s, params);
+}
+
+static int sig_digest_sign_init(void *ctx, const char *mdname, void *keydata,
+                                const OSSL_PARAM params[])
+{
+    return digest_init(ctx, mdname, keydata, params, 1);
+}
+
+static int sig_digest_verify_init(void *ctx, const char *mdname, void *keydata,
+                                  const OSSL_PARAM params[])
+{
+    return digest_init(ctx, mdname, keydata, params, 0);
+}
+
+static int sig_digest_update(void *ctx, const unsigned char *data, size_t len)
+{
+    struct sig *s = ctx;
+    return s->mdctx != NULL && EVP_DigestUpdate(s->mdctx, data, len);
+}
+
+static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    struct sig *s = ctx;
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (s->mdctx == NULL) {
+        return 0;
+    }
+    if (sig == NULL) {
+        return sig_sign(s, NULL, siglen, 0, NULL, 0);
+    }
+    return EVP_DigestFinal_ex(s->mdctx, d, &dlen) && sig_sign(s, sig, siglen, sigsize, d, dlen);
+}
+
+static int sig_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
+{
+    struct sig *s = ctx;
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    return s->mdctx != NULL && EVP_DigestFinal_ex(s->mdctx, d, &dlen) &&
+           sig_verify(s, sig, siglen, d, dlen);
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static const OSSL_ITEM pad_names[] = {
+    {RSA_PKCS1_PADDING, OSSL_PKEY_RSA_PAD_MODE_PKCSV15},
+    {RSA_NO_PADDING, OSSL_PKEY_RSA_PAD_MODE_NONE},
+    {RSA_PKCS1_PSS_PADDING, OSSL_PKEY_RSA_PAD_MODE_PSS},
+};
+#define NUM_PADS (sizeof(pad_names) / sizeof(pad_names[0]))
+
+static const OSSL_ITEM salt_names[] = {
+    {(unsigned)RSA_PSS_SALTLEN_DIGEST, OSSL_PKEY_RSA_PSS_SALT_LEN_DIGEST},
+    {(unsigned)RSA_PSS_SALTLEN_MAX, OSSL_PKEY_RSA_PSS_SALT_LEN_MAX},
+    {(unsigned)RSA_PSS_SALTLEN_AUTO, OSSL_PKEY_RSA_PSS_SALT_LEN_AUTO},
+    {(unsigned)MBP_PSS_SALTLEN_AUTO_DIGEST_MAX, "auto-digestmax"},
+};
+#define NUM_SALTS (sizeof(salt_names) / sizeof(salt_names[0]))
+
+/* item_get: an int param given as a number or as one of items' names. */
+static int item_get(const OSSL_PARAM *p, const OSSL_ITEM *items, size_t n, int *v)
+{
+    if (p->data_type != OSSL_PARAM_UTF8_STRING) {
+        return OSSL_PARAM_get_int(p, v);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(p->data, items[i].ptr) == 0) {
+            *v = (int)items[i].id;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* item_set: p gets v as a number, or as its name for a string param. */
+static int item_set(OSSL_PARAM *p, const OSSL_ITEM *items, size_t n, int v)
+{
+    if (p->data_type != OSSL_PARAM_UTF8_STRING) {
+        return OSSL_PARAM_set_int(p, v);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((int)items[i].id == v) {
+            return OSSL_PARAM_set_utf8_string(p, items[i].ptr);
+        }
+    }
+    return OSSL_PARAM_set_utf8_string(p, ""); /* a length: asked as a string */
+}
+
+static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
+{
+    struct sig *s = ctx;
+    const OSSL_PARAM *p;
+    if (params == NULL) {
+        return 1;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PAD_MODE)) != NULL) {
+        int pad;
+        if (!item_get(p, pad_names, NUM_PADS, &pad) ||
+            (pad != RSA_PKCS1_PADDING && pad != RSA_NO_PADDING && pad != RSA_PKCS1_PSS_PADDING) ||
+            (pad == RSA_NO_PADDING && s->md != NULL)) {
+            mbp_err(s->pc, MBP_R_BAD_PADDING, NULL);
+            return 0;
+        }
+        s->pad = pad;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL) {
+        const char *name = NULL, *props = NULL;
+        const OSSL_PARAM *pp = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PROPERTIES);
+        if (s->mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+            (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props)) ||
+            !set_md(s, name, props)) {
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MGF1_DIGEST)) != NULL) {
+        const char *name = NULL, *props = NULL;
+        const OSSL_PARAM *pp =
+            OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_MGF1_PROPERTIES);
+        if (!OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+            (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props)) ||
+            !fetch_md(s, &s->mgf1, name, props)) {
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PSS_SALTLEN)) != NULL) {
+        int salt;
+        if (p->data_type == OSSL_PARAM_UTF8_STRING && !item_get(p, salt_names, NUM_SALTS, &salt)) {
+            /* A length written out as a string. */
+            char *end;
+            const long v = strtol(p->data, &end, 10);
+            if (*end != '\0' || v < 0 || v > MAX_K) {
+                mbp_err(s->pc, MBP_R_BAD_SALT, "%s", (const char *)p->data);
+                return 0;
+            }
+            salt = (int)v;
+        } else if (p->data_type != OSSL_PARAM_UTF8_STRING && !OSSL_PARAM_get_int(p, &salt)) {
+            return 0;
+        }
+        if (salt < MBP_PSS_SALTLEN_AUTO_DIGEST_MAX) {
+            mbp_err(s->pc, MBP_R_BAD_SALT, "%d", salt);
+            return 0;
+        }
+        s->saltlen = salt;
+    }
+    return 1;
+}
+
+static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
+{
+    struct sig *s = ctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_PAD_MODE)) != NULL &&
+        !item_set(p, pad_names, NUM_PADS, s->pad)) {
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
+        !OSSL_PARAM_set_utf8_string(p, s->md != NULL ? EVP_MD_get0_name(s->md) : "")) {
+        return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_MGF1_DIGEST)) != NULL) {
+        const EVP_MD *m = s->mgf1 != NULL ? s->mgf1 : s->md;
+        if (!OSSL_PARAM_set_utf8_string(p, m != NULL ? EVP_MD_get0_name(m) : "")) {
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_PSS_SALTLEN)) != NULL) {
+        if (p->data_type == OSSL_PARAM_UTF8_STRING && s->saltlen >= 0) {
+            char buf[16];
+            snprintf(buf, sizeof(buf), "%d", s->saltlen);
+            if (!OSSL_PARAM_set_utf8_string(p, buf)) {
+                return 0;
+            }
+        } else if (!item_set(p, salt_names, NUM_SALTS, s->saltlen)) {
+            return 0;
+        }
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL) {
+        /* PKCS#1 v1.5 with a digest: sha256WithRSAEncryption and the like. */
+        int sig_nid;
+        X509_ALGOR *alg = NULL;
+        unsigned char *der = NULL;
+        int len = -1;
+        if (s->pad == RSA_PKCS1_PADDING && s->md != NULL &&
+            OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(s->md), NID_rsaEncryption) &&
+            (alg = X509_ALGOR_new()) != NULL &&
+            X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), V_ASN1_NULL, NULL)) {
+            len = i2d_X509_ALGOR(alg, &der);
+        }
+        const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+        OPENSSL_free(der);
+        X509_ALGOR_free(alg);
+        if (!ok) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const OSSL_PARAM settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_PROPERTIES, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *sig_settable_ctx_params(void *ctx, void *provctx)
+{
+    (void)ctx;
+    (void)provctx;
+    return settable;
+}
+
+static const OSSL_PARAM *sig_gettable_ctx_params(void *ctx, void *provctx)
+{
+    (void)ctx;
+    (void)provctx;
+    return gettable;
+}
+
+const OSSL_DISPATCH mbp_rsa_signature[] = {
+    {OSSL_FUNC_SIGNATURE_NEWCTX, (void (*)(void))sig_newctx},
+    {OSSL_FUNC_SIGNATURE_FREECTX, (void (*)(void))sig_freectx},
+    {OSSL_FUNC_SIGNATURE_DUPCTX, (void (*)(void))sig_dupctx},
+    {OSSL_FUNC_SIGNATURE_SIGN_INIT, (void (*)(void))sig_sign_init},
+    {OSSL_FUNC_SIGNATURE_SIGN, (void (*)(void))sig_sign},
+    {OSSL_FUNC_SIGNATURE_VERIFY_INIT, (void (*)(void))sig_verify_init},
+    {OSSL_FUNC_SIGNATURE_VERIFY, (void (*)(void))sig_verify},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, (void (*)(void))sig_digest_sign_init},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, (void (*)(void))sig_digest_update},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, (void (*)(void))sig_digest_sign_final},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, (void (*)(void))sig_digest_verify_init},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, (void (*)(void))sig_digest_update},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, (void (*)(void))sig_digest_verify_final},
+    {OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, (void (*)(void))sig_get_ctx_params},
+    {OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, (void (*)(void))sig_gettable_ctx_params},
+    {OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, (void (*)(void))sig_set_ctx_params},
+    {OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, (void (*)(void))sig_settable_ctx_params},
+    {0, NULL},
+};

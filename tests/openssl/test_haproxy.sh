@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# test_haproxy.sh 30|35 - Debian 12's stock HAProxy 2.6 terminating TLS 1.3
+# on 127.0.0.1 with the mbcrypto provider (ssl-provider-path, ssl-provider
+# mbcrypto, ssl-provider default, ssl-propquery, ssl-mode-async) in front of
+# its own "http-request return" backend; with 35, HAProxy runs on Debian
+# 13's OpenSSL 3.5 libraries. h2load at 1, 8 and 64 concurrent connections
+# (bounded counts): every request succeeds, the body is right, mbcrypto ran
+# the handshakes' RSA signatures (batched at 64) and the records' AES-GCM
+# (counters file), and HAProxy's fd count is back to its start after every
+# run (no leaked wait fd or paused job). Then clients that send a
+# ClientHello and reset the connection at once; HAProxy must stay up, serve
+# again and stop cleanly. TAP on stdout.
+. "$(dirname "$0")/lib.sh"
+use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
+for tool in haproxy h2load; do
+    if ! command -v "$tool" >/dev/null; then
+        skip "$tool not installed (apt-get install haproxy nghttp2-client)"
+        tap_end
+    fi
+done
+certs
+export MBCRYPTO_SERVE=all
+ctr="$scratch/haproxy.ctr"
+port=$(free_port)
+body="hello from mbcrypto"
+cat > "$scratch/haproxy.cfg" <<CFG
+global
+    ssl-provider-path $MBC_PROVIDER_DIR
+    ssl-provider mbcrypto
+    ssl-provider default
+    ssl-propquery ?provider=mbcrypto
+    ssl-mode-async
+    nbthread 1
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 10s
+    timeout server 10s
+frontend fe
+    bind 127.0.0.1:$port ssl crt $MBC_TEST_CERTS/rsa2048.pem alpn h2,http/1.1 ssl-min-ver TLSv1.3
+    http-request return status 200 content-type text/plain string "$body"
+CFG
+MBCRYPTO_COUNTERS_FILE="$ctr" "${OSSL_RUN[@]}" "$(command -v haproxy)" -f "$scratch/haproxy.cfg" \
+    -db > "$scratch/haproxy.log" 2>&1 &
+hpid=$!
+pids+=("$hpid")
+if ! wait_port "$port"; then
+    not_ok "haproxy did not start"
+    sed 's/^/#   /' "$scratch/haproxy.log"
+    tap_end
+fi
+ok "haproxy started ($("${OSSL_RUN[@]}" "$(command -v haproxy)" -vv 2>/dev/null |
+    grep 'Running on OpenSSL' | sed 's/.*: //'))"
+nfd() { ls "/proc/$hpid/fd" 2>/dev/null | wc -l; }
+# settle: until HAProxy's fd count is back to $1 (at most 5 s).
+settle() {
+    local i
+    for i in $(seq 50); do
+        [ "$(nfd)" -le "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+fd0=$(nfd)
+note "haproxy fds at start: $fd0"
+
+# load C N: h2load, C connections, N requests (each connection a full
+# TLS 1.3 handshake).
+load() {
+    local c=$1 n=$2 out="$scratch/h2load.$1"
+    local sign0 gcm0
+    sign0=$(counter "$ctr" ops-rsa-sign)
+    gcm0=$(counter "$ctr" ops-aes-gcm-encrypt)
+    batched0=$(counter "$ctr" async-batched)
+    timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$port/" > "$out" 2>&1
+    if ! grep -q "requests: $n total, $n started, $n done, $n succeeded, 0 failed" "$out" ||
+        ! grep -q "status codes: $n 2xx" "$out"; then
+        not_ok "h2load -c $c -n $n: $(grep -E 'requests:' "$out")"
+        tail -n 5 "$out" | sed 's/^/#   /'
+        return
+    fi
+    local signs gcms batched
+    signs=$(($(counter "$ctr" ops-rsa-sign) - sign0))
+    gcms=$(($(counter "$ctr" ops-aes-gcm-encrypt) - gcm0))
+    batched=$(($(counter "$ctr" async-batched) - batched0))
+    note "-c $c: $signs RSA signatures, $gcms records sealed, $batched batched by mbcrypto"
+    check "h2load -c $c -n $n: all succeeded, $c handshakes signed by mbcrypto" \
+        test "$signs" -ge "$c" -a "$gcms" -ge "$n"
+    if [ "$c" -ge 8 ]; then
+        check "h2load -c $c: signatures batched" test "$batched" -ge 2
+    fi
+    check "h2load -c $c: fds back to $fd0" settle "$fd0"
+}
+load 1 4
+load 8 32
+load 64 256
+
+# The body, over HTTP/1.1.
+resp=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |
+    timeout 30 "${OPENSSL[@]}" s_client -connect "127.0.0.1:$port" -quiet -alpn http/1.1 \
+        2>/dev/null)
+check "response body is \"$body\"" grep -q "^$body" <<< "$resp"
+
+# Handshakes torn down mid-flight.
+sign0=$(counter "$ctr" ops-rsa-sign)
+pause0=$(counter "$ctr" async-pauses)
+if python3 "$MBC_SRC/tests/openssl/abrupt_clients.py" "$port" 32; then
+    sleep 1
+    note "abrupt clients: $(($(counter "$ctr" ops-rsa-sign) - sign0)) signatures," \
+        "$(($(counter "$ctr" async-pauses) - pause0)) pauses"
+    check "abrupt clients: haproxy alive" kill -0 "$hpid"
+    check "abrupt clients: fds back to $fd0" settle "$fd0"
+else
+    not_ok "abrupt clients could not connect"
+fi
+load 8 16
+
+kill -USR1 "$hpid" # soft stop
+timeout 20 tail --pid="$hpid" -f /dev/null
+wait "$hpid"
+check "haproxy stopped cleanly" test $? -eq 0
+tap_end

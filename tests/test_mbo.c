@@ -1,0 +1,603 @@
+/*
+ * test_mbo.c - openssl/common: the serve policy, the async wake logic of
+ * mbo_run inside real OpenSSL ASYNC jobs (a lone request's fd is readable at
+ * once and its batch runs on resume; four private requests batch without a
+ * flush; a job torn down while paused leaves nothing behind; blocked
+ * pausing), one manager per thread, a forked child starting clean, the
+ * counters file, and AES-GCM (plain AEAD and TLS 1.2 records) against
+ * OpenSSL's default provider.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/async.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+
+#include "mbo.h"
+#include "ossl_rsa.h"
+#include "test_util.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MBT_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(MBT_ASAN)
+#include <sanitizer/lsan_interface.h>
+#define MBT_LSAN_IGNORE(p) __lsan_ignore_object(p)
+#else
+#define MBT_LSAN_IGNORE(p) ((void)(p))
+#endif
+
+static EVP_PKEY *pkey;
+static mbc_rsa_priv_key *priv;
+static mbc_rsa_pub_key *pub;
+static char counters_path[64];
+
+#define K 256 /* RSA-2048 */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    strcpy(counters_path, "/tmp/test_mbo.XXXXXX");
+    const int fd = mkstemp(counters_path);
+    if (fd < 0) {
+        return -1;
+    }
+    close(fd);
+    setenv(MBO_COUNTERS_ENV, counters_path, 1);
+    if (!mbo_init(NULL) || (pkey = mbt_ossl_rsa_keygen(2048, 65537)) == NULL) {
+        return -1;
+    }
+    static const char *const names[] = {"n",
+                                        "e",
+                                        "rsa-factor1",
+                                        "rsa-factor2",
+                                        "rsa-exponent1",
+                                        "rsa-exponent2",
+                                        "rsa-coefficient1"};
+    BIGNUM *bn[7] = {NULL};
+    for (int i = 0; i < 7; i++) {
+        if (!EVP_PKEY_get_bn_param(pkey, names[i], &bn[i])) {
+            return -1;
+        }
+    }
+    const int ok =
+        mbo_rsa_priv_new(&priv, bn[0], bn[1], bn[2], bn[3], bn[4], bn[5], bn[6]) == MBC_OK &&
+        mbo_rsa_pub_new(&pub, bn[0], bn[1]) == MBC_OK;
+    for (int i = 0; i < 7; i++) {
+        BN_clear_free(bn[i]);
+    }
+    return ok ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    mbc_rsa_priv_key_free(priv);
+    mbc_rsa_pub_key_free(pub);
+    EVP_PKEY_free(pkey);
+    mbo_fini();
+    unlink(counters_path);
+    return 0;
+}
+
+/* A request and its expected answer. */
+struct rsa_req {
+    int priv;
+    uint8_t in[K], out[K], want[K];
+    mbc_err err;
+};
+
+static void req_init(struct rsa_req *r, int is_priv)
+{
+    memset(r, 0, sizeof(*r));
+    r->priv = is_priv;
+    mbt_rand_bytes(r->in, K);
+    r->in[0] &= 0x7F; /* below n */
+    assert_int_equal(mbt_ossl_rsa_raw(pkey, is_priv, r->want, r->in, K), 0);
+}
+
+static void req_check(const struct rsa_req *r)
+{
+    assert_int_equal(r->err, MBC_OK);
+    assert_memory_equal(r->out, r->want, K);
+}
+
+static int run_req(void *arg)
+{
+    struct rsa_req *r = *(struct rsa_req **)arg;
+    r->err = r->priv ? mbo_rsa_private(priv, r->out, r->in) : mbo_rsa_public(pub, r->out, r->in);
+    return 0;
+}
+
+/* An ASYNC job running one request, with its own wait context. */
+struct job {
+    ASYNC_JOB *job;
+    ASYNC_WAIT_CTX *ctx;
+    struct rsa_req *req;
+};
+
+static int job_step(struct job *j)
+{
+    int ret;
+    return ASYNC_start_job(&j->job, j->ctx, &ret, run_req, &j->req, sizeof(j->req));
+}
+
+static int job_start(struct job *j, struct rsa_req *r)
+{
+    j->job = NULL;
+    j->req = r;
+    j->ctx = ASYNC_WAIT_CTX_new();
+    assert_non_null(j->ctx);
+    return job_step(j);
+}
+
+/* job_fd: the job's one wait fd (-1 if none). */
+static int job_fd(struct job *j)
+{
+    OSSL_ASYNC_FD fd[2];
+    size_t n = 0;
+    assert_true(ASYNC_WAIT_CTX_get_all_fds(j->ctx, NULL, &n));
+    if (n == 0) {
+        return -1;
+    }
+    assert_int_equal(n, 1);
+    assert_true(ASYNC_WAIT_CTX_get_all_fds(j->ctx, fd, &n));
+    return fd[0];
+}
+
+static int readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static uint64_t ctr(enum mbo_counter c)
+{
+    return mbo_counter_get(c);
+}
+
+static void test_policy(void **state)
+{
+    (void)state;
+    unsigned f = 12345;
+    char s[MBO_POLICY_STR_LEN];
+    assert_true(mbo_policy_parse("all", &f));
+    assert_int_equal(f, MBO_FAM_ALL);
+    assert_true(mbo_policy_parse("none", &f));
+    assert_int_equal(f, 0);
+    assert_true(mbo_policy_parse("aes-gcm,rsa", &f));
+    assert_int_equal(f, MBO_FAM_RSA | MBO_FAM_GCM);
+    mbo_policy_str(f, s, sizeof(s));
+    assert_string_equal(s, "rsa,aes-gcm");
+    assert_true(mbo_policy_parse("rsa", &f));
+    assert_int_equal(f, MBO_FAM_RSA);
+    assert_true(mbo_policy_parse("auto", &f));
+    assert_int_equal(f, mbo_policy_auto());
+    f = 7;
+    assert_false(mbo_policy_parse("rsa,", &f));
+    assert_false(mbo_policy_parse("ecdsa", &f));
+    assert_false(mbo_policy_parse("", &f));
+    assert_int_equal(f, 7);
+    /* auto: RSA only on the IFMA kernels, AES-GCM only on vaes512. */
+    const unsigned a = mbo_policy_auto();
+    assert_int_equal((a & MBO_FAM_RSA) != 0, strcmp(mbc_impl_name(MBC_ALG_RSA), "ifma") == 0);
+    assert_int_equal((a & MBO_FAM_GCM) != 0, strcmp(mbc_impl_name(MBC_ALG_GCM), "vaes512") == 0);
+}
+
+/* Outside a job: at once, no pause. */
+static void test_outside_job(void **state)
+{
+    (void)state;
+    struct rsa_req r;
+    const uint64_t pauses = ctr(MBO_CTR_ASYNC_PAUSES);
+    for (int p = 0; p < 2; p++) {
+        req_init(&r, p);
+        struct rsa_req *rp = &r;
+        run_req(&rp);
+        req_check(&r);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_PAUSES), pauses);
+}
+
+/* A lone request: the job pauses with its fd readable at once (no timer to
+ * wait for), and its batch runs when it is resumed. */
+static void test_lone_request(void **state)
+{
+    (void)state;
+    struct rsa_req r;
+    struct job j;
+    req_init(&r, 1);
+    const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES), pauses = ctr(MBO_CTR_ASYNC_PAUSES);
+    assert_int_equal(job_start(&j, &r), ASYNC_PAUSE);
+    const int fd = job_fd(&j);
+    assert_true(fd >= 0);
+    assert_true(readable(fd));
+    assert_int_equal(ctr(MBO_CTR_ASYNC_PAUSES), pauses + 1);
+    assert_int_equal(job_step(&j), ASYNC_FINISH);
+    req_check(&r);
+    assert_false(readable(fd)); /* read back to empty on resume */
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes + 1);
+    /* The fd stays with the wait context for its next pause. */
+    req_init(&r, 0);
+    j.job = NULL;
+    assert_int_equal(job_step(&j), ASYNC_PAUSE);
+    assert_int_equal(job_fd(&j), fd);
+    assert_int_equal(job_step(&j), ASYNC_FINISH);
+    req_check(&r);
+    ASYNC_WAIT_CTX_free(j.ctx);
+}
+
+/* Four private requests fill a batch: the fourth runs it inside its submit
+ * and does not pause; the three paused ones find their results on resume
+ * without a flush. */
+static void test_batch_of_four(void **state)
+{
+    (void)state;
+    struct rsa_req r[4];
+    struct job j[4];
+    const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES), batched = ctr(MBO_CTR_BATCHED);
+    for (int i = 0; i < 4; i++) {
+        req_init(&r[i], 1);
+    }
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(job_start(&j[i], &r[i]), ASYNC_PAUSE);
+        assert_true(readable(job_fd(&j[i])));
+    }
+    assert_int_equal(job_start(&j[3], &r[3]), ASYNC_FINISH);
+    assert_int_equal(job_fd(&j[3]), -1); /* never paused: no fd */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(job_step(&j[i]), ASYNC_FINISH);
+    }
+    for (int i = 0; i < 4; i++) {
+        req_check(&r[i]);
+        ASYNC_WAIT_CTX_free(j[i].ctx);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes);
+    assert_int_equal(ctr(MBO_CTR_BATCHED), batched + 4);
+}
+
+/* Requests of two classes in one round: the first resumed job runs every
+ * partial batch; the second finds its result done. */
+static void test_two_classes(void **state)
+{
+    (void)state;
+    struct rsa_req r[2];
+    struct job j[2];
+    req_init(&r[0], 1);
+    req_init(&r[1], 0);
+    const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES);
+    assert_int_equal(job_start(&j[0], &r[0]), ASYNC_PAUSE);
+    assert_int_equal(job_start(&j[1], &r[1]), ASYNC_PAUSE);
+    assert_int_equal(job_step(&j[1]), ASYNC_FINISH);
+    assert_int_equal(job_step(&j[0]), ASYNC_FINISH);
+    req_check(&r[0]);
+    req_check(&r[1]);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes + 1);
+    ASYNC_WAIT_CTX_free(j[0].ctx);
+    ASYNC_WAIT_CTX_free(j[1].ctx);
+}
+
+/* A job torn down while paused: its wait context freed (the fd closed by
+ * the context's cleanup); the request stays in the manager until the next
+ * flush runs it; nothing touches the freed context. */
+static void test_teardown_paused(void **state)
+{
+    (void)state;
+    static struct rsa_req ra; /* the abandoned job keeps a pointer to it */
+    struct rsa_req rb;
+    struct job a, b;
+    req_init(&ra, 1);
+    req_init(&rb, 1);
+    mbc_mgr *mgr = mbo_thread_mgr(mbo_thread_get(), 0);
+    assert_int_equal(job_start(&a, &ra), ASYNC_PAUSE);
+    const int fd = job_fd(&a);
+    ASYNC_WAIT_CTX_free(a.ctx);
+    errno = 0;
+    assert_int_equal(fcntl(fd, F_GETFD), -1);
+    assert_int_equal(errno, EBADF);
+    assert_int_equal(mbc_mgr_pending(mgr), 1);
+    /* Another connection's request: its resume runs both. */
+    assert_int_equal(job_start(&b, &rb), ASYNC_PAUSE);
+    assert_int_equal(job_step(&b), ASYNC_FINISH);
+    req_check(&rb);
+    assert_int_equal(mbc_mgr_pending(mgr), 0);
+    assert_memory_equal(ra.out, ra.want, K); /* the orphan ran too */
+    assert_null(mbc_mgr_get_completed(mgr)); /* and its slot was released */
+    ASYNC_WAIT_CTX_free(b.ctx);
+    /* The paused job itself is OpenSSL's (a torn-down SSL never resumes
+     * it): abandoned here as there. */
+    MBT_LSAN_IGNORE(a.job);
+}
+
+static int run_blocked(void *arg)
+{
+    ASYNC_block_pause();
+    run_req(arg);
+    ASYNC_unblock_pause();
+    return 0;
+}
+
+/* Pausing blocked: the request runs its batch at once. */
+static void test_pause_blocked(void **state)
+{
+    (void)state;
+    struct rsa_req r;
+    req_init(&r, 1);
+    struct rsa_req *rp = &r;
+    ASYNC_WAIT_CTX *ctx = ASYNC_WAIT_CTX_new();
+    ASYNC_JOB *job = NULL;
+    int ret;
+    assert_int_equal(ASYNC_start_job(&job, ctx, &ret, run_blocked, &rp, sizeof(rp)), ASYNC_FINISH);
+    req_check(&r);
+    ASYNC_WAIT_CTX_free(ctx);
+}
+
+/* One state per thread, freed at thread exit. */
+#define NUM_THREADS 4
+static pthread_barrier_t barrier;
+static size_t live_inside;
+
+static void *thread_main(void *arg)
+{
+    struct rsa_req r;
+    req_init(&r, 1);
+    struct job j;
+    int ok = job_start(&j, &r) == ASYNC_PAUSE && job_step(&j) == ASYNC_FINISH && r.err == MBC_OK &&
+             memcmp(r.out, r.want, K) == 0;
+    ASYNC_WAIT_CTX_free(j.ctx);
+    pthread_barrier_wait(&barrier);
+    if (arg == NULL) {
+        live_inside = mbo_threads_live();
+    }
+    pthread_barrier_wait(&barrier);
+    return ok ? (void *)1 : NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    mbo_thread_get();
+    const size_t before = mbo_threads_live();
+    pthread_t t[NUM_THREADS];
+    pthread_barrier_init(&barrier, NULL, NUM_THREADS);
+    for (int i = 0; i < NUM_THREADS; i++) {
+        assert_int_equal(pthread_create(&t[i], NULL, thread_main, i == 0 ? NULL : &t[i]), 0);
+    }
+    for (int i = 0; i < NUM_THREADS; i++) {
+        void *ok;
+        pthread_join(t[i], &ok);
+        assert_non_null(ok);
+    }
+    pthread_barrier_destroy(&barrier);
+    assert_int_equal(live_inside, before + NUM_THREADS);
+    assert_int_equal(mbo_threads_live(), before);
+}
+
+/* A forked child starts with no manager, then works; so does the parent. */
+static void test_fork(void **state)
+{
+    (void)state;
+    struct rsa_req r;
+    req_init(&r, 1);
+    assert_non_null(mbo_thread_get());
+    assert_true(mbo_threads_live() >= 1);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok = mbo_threads_live() == 0;
+        struct job j;
+        ok = ok && job_start(&j, &r) == ASYNC_PAUSE && job_step(&j) == ASYNC_FINISH &&
+             r.err == MBC_OK && memcmp(r.out, r.want, K) == 0 && mbo_threads_live() == 1;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    struct rsa_req *rp = &r;
+    run_req(&rp);
+    req_check(&r);
+}
+
+/* The counters file holds what mbo_counter_get says (layout of mbo.h). */
+static void test_counters_file(void **state)
+{
+    (void)state;
+    mbo_count(MBO_CTR_RSA_REFUSED, 3);
+    FILE *f = fopen(counters_path, "rb");
+    assert_non_null(f);
+    uint8_t buf[16 + 64 * MBO_NUM_COUNTERS];
+    assert_int_equal(fread(buf, 1, sizeof(buf), f), sizeof(buf));
+    fclose(f);
+    assert_memory_equal(buf, "MBOCTR1\n", 8);
+    uint64_t n;
+    memcpy(&n, buf + 8, 8);
+    assert_int_equal(n, MBO_NUM_COUNTERS);
+    for (unsigned i = 0; i < MBO_NUM_COUNTERS; i++) {
+        uint64_t v;
+        assert_string_equal((const char *)buf + 16 + 64 * i, mbo_counter_name(i));
+        memcpy(&v, buf + 16 + 64 * i + 56, 8);
+        assert_int_equal(v, mbo_counter_get(i));
+    }
+    assert_true(mbo_counter_get(MBO_CTR_RSA_REFUSED) >= 3);
+}
+
+/* ------------------------------------------------------------- AES-GCM */
+
+static const EVP_CIPHER *aes_gcm(size_t key_len)
+{
+    return key_len == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
+}
+
+/* Plain AEAD, in pieces, against OpenSSL's one-shot; a wrong tag fails. */
+static void test_gcm_aead(void **state)
+{
+    (void)state;
+    for (size_t key_len = 16; key_len <= 32; key_len += 16) {
+        uint8_t key[32], iv[12], aad[20], pt[1000], ct[1000], want[1000], tag[16], wtag[16];
+        mbt_rand_bytes(key, sizeof(key));
+        mbt_rand_bytes(iv, sizeof(iv));
+        mbt_rand_bytes(aad, sizeof(aad));
+        mbt_rand_bytes(pt, sizeof(pt));
+        EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+        int l;
+        assert_true(EVP_EncryptInit_ex(c, aes_gcm(key_len), NULL, key, iv) &&
+                    EVP_EncryptUpdate(c, NULL, &l, aad, sizeof(aad)) &&
+                    EVP_EncryptUpdate(c, want, &l, pt, sizeof(pt)) &&
+                    EVP_EncryptFinal_ex(c, want + l, &l) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, wtag));
+        EVP_CIPHER_CTX_free(c);
+        struct mbo_gcm g;
+        mbo_gcm_init(&g, 1);
+        /* IV before key, as EVP callers may. */
+        assert_true(mbo_gcm_set_iv(&g, iv, 12));
+        assert_true(mbo_gcm_set_key(&g, key, key_len));
+        assert_false(mbo_gcm_get_tag(&g, tag, 16)); /* not before final */
+        assert_true(mbo_gcm_update(&g, NULL, aad, 7) && mbo_gcm_update(&g, NULL, aad + 7, 13));
+        assert_true(mbo_gcm_update(&g, ct, pt, 333) && mbo_gcm_update(&g, ct + 333, pt + 333, 667));
+        assert_true(mbo_gcm_final(&g));
+        assert_true(mbo_gcm_get_tag(&g, tag, 16));
+        assert_memory_equal(ct, want, sizeof(ct));
+        assert_memory_equal(tag, wtag, 16);
+        assert_false(mbo_gcm_update(&g, ct, pt, 16)); /* the IV must be set again */
+        mbo_gcm_cleanup(&g);
+        /* Open, then a forged tag. */
+        for (int forge = 0; forge < 2; forge++) {
+            uint8_t out[1000];
+            mbo_gcm_init(&g, 0);
+            assert_true(mbo_gcm_set_key(&g, key, key_len) && mbo_gcm_set_iv(&g, iv, 12));
+            wtag[5] ^= (uint8_t)forge;
+            assert_true(mbo_gcm_set_tag(&g, wtag, 16));
+            assert_true(mbo_gcm_update(&g, NULL, aad, sizeof(aad)) &&
+                        mbo_gcm_update(&g, out, ct, sizeof(ct)));
+            assert_int_equal(mbo_gcm_final(&g), !forge);
+            if (!forge) {
+                assert_memory_equal(out, pt, sizeof(pt));
+            }
+            mbo_gcm_cleanup(&g);
+        }
+    }
+}
+
+/* tls_evp: OpenSSL's default GCM in libssl's TLS 1.2 mode on rec (in place);
+ * returns EVP_Cipher's result. */
+static int tls_evp(size_t key_len, const uint8_t *key, const uint8_t *fixed, int enc,
+                   uint8_t aad[13], uint8_t *rec, size_t len)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int r = -1;
+    if (EVP_CipherInit_ex(c, aes_gcm(key_len), NULL, key, NULL, enc) &&
+        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IV_FIXED, -1, (void *)fixed) &&
+        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16) {
+        r = EVP_Cipher(c, rec, rec, (unsigned)len);
+    }
+    EVP_CIPHER_CTX_free(c);
+    return r;
+}
+
+/* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
+ * AAD's record length, truncated and forged records. */
+static void test_gcm_tls(void **state)
+{
+    (void)state;
+    for (size_t key_len = 16; key_len <= 32; key_len += 16) {
+        uint8_t key[32], iv[12], aad[13], rec[8 + 500 + 16], pt[500];
+        mbt_rand_bytes(key, sizeof(key));
+        mbt_rand_bytes(iv, sizeof(iv));
+        mbt_rand_bytes(aad, sizeof(aad));
+        mbt_rand_bytes(pt, sizeof(pt));
+        const size_t n = sizeof(pt), len = sizeof(rec);
+        /* Ours seals with the whole IV given (so OpenSSL can open: the
+         * explicit IV travels in the record anyway). */
+        struct mbo_gcm g;
+        size_t out_len;
+        mbo_gcm_init(&g, 1);
+        assert_true(mbo_gcm_set_key(&g, key, key_len));
+        assert_true(mbo_gcm_set_iv_fixed(&g, iv, (size_t)-1));
+        aad[11] = (uint8_t)((n + 8) >> 8);
+        aad[12] = (uint8_t)(n + 8);
+        assert_int_equal(mbo_gcm_tls_aad(&g, aad, 13), 16);
+        memcpy(rec + 8, pt, n);
+        assert_true(mbo_gcm_tls_record(&g, rec, len, &out_len));
+        assert_int_equal(out_len, len);
+        assert_memory_equal(rec, iv + 4, 8); /* the explicit IV */
+        /* Records count on: the next one's explicit IV is one more. */
+        uint8_t next[8];
+        assert_true(mbo_gcm_iv_gen(&g, next, 8));
+        assert_int_equal(next[7], (uint8_t)(iv[11] + 1));
+        mbo_gcm_cleanup(&g);
+        uint8_t daad[13];
+        memcpy(daad, aad, 13);
+        daad[11] = (uint8_t)(len >> 8);
+        daad[12] = (uint8_t)len;
+        uint8_t copy[sizeof(rec)];
+        memcpy(copy, rec, len);
+        assert_int_equal(tls_evp(key_len, key, iv, 0, daad, copy, len), (int)len);
+        assert_memory_equal(copy + 8, pt, n);
+        /* Ours opens: the record as sealed, truncated, forged. */
+        for (int t = 0; t < 4; t++) {
+            memcpy(copy, rec, len);
+            size_t l = len;
+            if (t == 2) {
+                copy[100] ^= 1;
+            }
+            if (t == 3) {
+                l = 20; /* shorter than explicit IV and tag */
+            }
+            uint8_t a[13];
+            memcpy(a, daad, 13);
+            if (t == 1) {
+                a[12] ^= 1; /* the AAD's length is not the record's */
+            }
+            mbo_gcm_init(&g, 0);
+            assert_true(mbo_gcm_set_key(&g, key, key_len));
+            assert_true(mbo_gcm_set_iv_fixed(&g, iv, 4));
+            if (t == 3) {
+                a[11] = 0;
+                a[12] = 24;
+            }
+            assert_int_equal(mbo_gcm_tls_aad(&g, a, 13), 16);
+            assert_int_equal(mbo_gcm_tls_record(&g, copy, l, &out_len), t == 0);
+            if (t == 0) {
+                assert_int_equal(out_len, n);
+                assert_memory_equal(copy + 8, pt, n);
+            } else {
+                assert_int_equal(out_len, 0);
+            }
+            if (t == 2) {
+                uint8_t zero[500] = {0};
+                assert_memory_equal(copy + 8, zero, n); /* no plaintext released */
+            }
+            mbo_gcm_cleanup(&g);
+        }
+        /* A malformed AAD: a record length below the explicit IV. */
+        mbo_gcm_init(&g, 1);
+        aad[11] = 0;
+        aad[12] = 7;
+        assert_int_equal(mbo_gcm_tls_aad(&g, aad, 13), 0);
+        assert_int_equal(mbo_gcm_tls_aad(&g, aad, 12), 0);
+        mbo_gcm_cleanup(&g);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy),        cmocka_unit_test(test_outside_job),
+        cmocka_unit_test(test_lone_request),  cmocka_unit_test(test_batch_of_four),
+        cmocka_unit_test(test_two_classes),   cmocka_unit_test(test_teardown_paused),
+        cmocka_unit_test(test_pause_blocked), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
+        cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
