@@ -132,8 +132,8 @@ def main():
       "of the EC kernels\n * (struct ec_curve, ec_kern.h): rows of 8 equal lanes, "
       "Montgomery constants\n * for R = 2^(52 k). */\n")
     w('#include "ec_kern.h"\n\n')
-    w("#define R8(x) {x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull}\n\n")
     w("/* clang-format off */\n")
+    w("#define R8(x) {x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull}\n\n")
     for c in CURVES:
         check(c)
         k, p, n = c["k"], c["p"], c["n"]

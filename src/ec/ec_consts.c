@@ -4,12 +4,9 @@
  * for R = 2^(52 k). */
 #include "ec_kern.h"
 
-#define R8(x)                                                                                      \
-    {                                                                                              \
-        x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull                             \
-    }
-
 /* clang-format off */
+#define R8(x) {x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull, x##ull}
+
 const struct ec_curve mbc_ec_p256 = {
     .id = MBC_CURVE_P256,
     .k = 5,
