@@ -1,8 +1,9 @@
 /*
  * bench.h - what the files of mbc_bench share: options, the timing engine
- * (measure.c), the JSON writer (json.c) and the RSA and AES-GCM workloads
- * (bench_rsa.c, bench_gcm.c). mbc_bench.c holds the command line, the case
- * table and the reports.
+ * (measure.c), the run loops of the public-key workloads (loops.c), the JSON
+ * writer (json.c) and the RSA, EC and AES-GCM workloads (bench_rsa.c,
+ * bench_ec.c, bench_gcm.c). mbc_bench.c holds the command line, the case
+ * and family tables and the reports.
  *
  * A workload is a run_fn: it runs one operation over and over on one
  * thread's state for a given time, verifying what it computes, and reports
@@ -50,11 +51,13 @@ typedef struct bench_opts {
 
 /* run_out: what one run of a run_fn on one thread produced. */
 typedef struct run_out {
-    uint64_t ops;   /* operations completed */
-    double elapsed; /* seconds, from the run's start to its last completion */
-    double cpu;     /* seconds of CPU time the thread used meanwhile (set by the engine) */
-    int want_lat;   /* set by the engine: record latency samples */
-    uint64_t *lat;  /* latency samples in ns, in completion order */
+    uint64_t ops;       /* operations completed */
+    double elapsed;     /* seconds, from the run's start to its last completion */
+    double cpu;         /* seconds of CPU time the thread used meanwhile (set by the engine) */
+    double cpu_untimed; /* seconds of it spent after the timed window (deferred checks, set
+                           by the run_fn): the engine leaves them out */
+    int want_lat;       /* set by the engine: record latency samples */
+    uint64_t *lat;      /* latency samples in ns, in completion order */
     size_t num_lat, cap_lat;
 } run_out;
 
@@ -112,6 +115,17 @@ void bench_cpus_init(void);
 int bench_cpu(unsigned t);
 unsigned bench_num_cpus(void);
 
+/* bench_cpu_id: the processor's identity from CPUID (vendor, family, model
+ * and stepping as /proc/cpuinfo numbers them, brand string), for reports:
+ * the same code runs at different speeds on different cores, so every
+ * result names the CPU it came from. */
+typedef struct bench_cpu_id {
+    char vendor[13];
+    char brand[49];
+    unsigned family, model, stepping;
+} bench_cpu_id;
+void bench_cpu_identify(bench_cpu_id *id);
+
 /*
  * measure_items: warm-up, then opts->reps rounds; each round measures every
  * item in turn (on opts->threads threads, and alone on one thread as well
@@ -122,41 +136,6 @@ int measure_items(bench_item *items, size_t n, const bench_opts *opts);
 
 /* bench_estimate: seconds measure_items takes for n items. */
 double bench_estimate(size_t n, const bench_opts *opts);
-
-/*
- * bench_unit_fn: one timed unit of a run on thread state th: does its
- * operations, sets *t_done as soon as they are done (before any check, so
- * latency excludes it), checks the results and returns how many operations
- * it did, or -1 after printing why.
- * bench_timed_run: units until seconds have passed; one latency sample a
- * unit; out->elapsed from the start to the last unit's t_done.
- */
-typedef int bench_unit_fn(void *th, unsigned op, uint64_t *t_done);
-int bench_timed_run(void *th, unsigned op, double seconds, run_out *out, bench_unit_fn *unit);
-
-/*
- * bench_mgr_loop: k requests in flight through one manager (this thread's),
- * closed loop, as an event loop would run it: submit until k are in flight;
- * collect what completed; when nothing completed and nothing else can arrive
- * (all k are submitted and waiting), flush, the way an event loop flushes
- * when it goes idle; every collected request is resubmitted at once (its
- * client sends the next one). Latency: submit to collection, per job. jobs
- * are set up by the caller; prep(ctx, job) runs before each submission (a
- * fresh output), check(ctx, job) on each completed job (0, or -1 after
- * printing why). Returns 0 or -1.
- */
-typedef struct bench_mgr_jobs {
-    const char *what; /* for errors */
-    mbc_job *jobs;
-    unsigned k;
-    void *ctx;
-    void (*prep)(void *ctx, mbc_job *job);
-    int (*check)(void *ctx, const mbc_job *job);
-} bench_mgr_jobs;
-int bench_mgr_loop(const bench_mgr_jobs *w, double seconds, run_out *out);
-/* bench_mgr_one: job 0 of w alone through a new manager: submitted,
- * flushed, returned exactly once and checked. 0 or -1. */
-int bench_mgr_one(const bench_mgr_jobs *w);
 
 /* ------------------------------------------------------------------------ */
 /* JSON writer (json.c): results go to a buffer printed at the end           */
@@ -180,30 +159,86 @@ void json_print(FILE *f);
 /* Workloads                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* bench_fail: prints "mbc_bench: ERROR: ..." on stderr; returns -1. */
+/* bench_fail: prints "mbc_bench: ERROR: ..." on stderr; returns -1.
+ * bench_ossl_fail: the same for a failed OpenSSL call (what), with
+ * OpenSSL's error queue. */
 int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int bench_ossl_fail(const char *what);
+
+/* pk_arg: what the public-key run functions (RSA, EC) run: an operation of
+ * the family (RSA_OP_*, EC_OP_*) and, for the manager runs, K requests in
+ * flight. */
+typedef struct pk_arg {
+    unsigned op;
+    unsigned k;
+} pk_arg;
+
+/*
+ * The run loops the public-key workloads share (loops.c).
+ * bench_unit: one timed unit on thread state ts: does its operations, sets
+ * *t_done as soon as they are done (before the check, so latency excludes
+ * it), checks the results and returns how many operations it did, or -1.
+ * bench_timed_run: units until seconds have passed; one latency sample a
+ * unit; out->elapsed from the start to the last unit's t_done.
+ */
+typedef int (*bench_unit)(void *ts, unsigned op, uint64_t *t_done);
+int bench_timed_run(void *ts, unsigned op, double seconds, run_out *out, bench_unit unit);
+
+/* bench_jobs: K jobs of a thread, each with out and out2 buffers of
+ * out_size bytes, submit times and a free list. Zero-initialise; free with
+ * bench_jobs_free. */
+typedef struct bench_jobs {
+    size_t cap, out_size;
+    mbc_job *jobs;
+    uint8_t *out;
+    uint64_t *t_submit;
+    unsigned *free_jobs;
+} bench_jobs;
+void bench_jobs_free(bench_jobs *b);
+
+/* bench_mgr_fns: a workload's side of a manager run: init fills job j of op
+ * (request j mod its pool; user_data is the loop's), with its buffers out
+ * and out2 (out_size bytes each, zeroed before every submit); check tests a
+ * completed job j whose status is MBC_OK (0, or -1 with the reason
+ * printed); label names the case and op for messages. */
+typedef struct bench_mgr_fns {
+    void (*init)(void *ts, unsigned op, unsigned j, mbc_job *job, uint8_t *out, uint8_t *out2);
+    int (*check)(void *ts, unsigned op, const mbc_job *job, unsigned j);
+    const char *(*label)(void *ts, unsigned op);
+    size_t out_size;
+} bench_mgr_fns;
+
+/*
+ * bench_run_mgr: K requests in flight through one manager (this thread's),
+ * closed loop, as an event loop would run it: submit until K are in flight;
+ * collect what completed; when nothing completed and nothing else can arrive
+ * (all K are submitted and waiting), flush, the way an event loop flushes
+ * when it goes idle; every collected request is resubmitted at once (its
+ * client sends the next one). Latency: submit to collection, per job.
+ * bench_check_mgr: one job of op through a manager passes its check.
+ */
+int bench_run_mgr(void *ts, bench_jobs *b, const bench_mgr_fns *fns, unsigned op, unsigned k,
+                  double seconds, run_out *out);
+int bench_check_mgr(void *ts, bench_jobs *b, const bench_mgr_fns *fns, unsigned op);
+
+/*
+ * pk_case: the interface of a public-key family's workload to mbc_bench.c
+ * (a row of its family table): case_new builds a case (keys, requests with
+ * OpenSSL's results, per-thread state) for size (RSA bits, EC curve bits)
+ * and checks one 8-lane batch and one single call against OpenSSL (NULL,
+ * reason on stderr, on failure); threads gives the per-thread states;
+ * check_mgr runs one job of op through a manager. The run functions take a
+ * pk_arg.
+ */
+typedef struct pk_case pk_case;
 
 /* RSA (bench_rsa.c). op: RSA_OP_PRIVATE or RSA_OP_PUBLIC. */
 enum { RSA_OP_PRIVATE = 0, RSA_OP_PUBLIC = 1 };
 
-typedef struct rsa_arg {
-    unsigned op;
-    unsigned k; /* requests in flight (rsa_run_mgr) */
-} rsa_arg;
-
-typedef struct rsa_case rsa_case;
-
-/*
- * rsa_case_new: keys (generated once per size by OpenSSL, then cached),
- * inputs with OpenSSL's results, mbcrypto key objects, one state per thread;
- * then one 8-lane batch, one single call of each operation checked against
- * OpenSSL. NULL (reason on stderr) when anything fails or differs.
- */
-rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts);
-void rsa_case_free(rsa_case *c);
-void *const *rsa_case_threads(const rsa_case *c);
-/* rsa_check_mgr: one job of op through a manager equals OpenSSL's result. */
-int rsa_check_mgr(rsa_case *c, unsigned op);
+pk_case *rsa_case_new(unsigned bits, const bench_opts *opts);
+void rsa_case_free(pk_case *c);
+void *const *rsa_case_threads(const pk_case *c);
+int rsa_check_mgr(pk_case *c, unsigned op);
 /* rsa_material_free_all: frees the cached keys (at exit). */
 void rsa_material_free_all(void);
 
@@ -212,24 +247,29 @@ int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out); /* 
 int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out);    /* K in flight */
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out);   /* OpenSSL */
 
-/* X25519 (bench_x25519.c): ops X25519_OP_DERIVE (a shared secret with a
- * peer's public key) and X25519_OP_KEYGEN (a new key pair); the argument is
- * an rsa_arg (op, and k for x25519_run_mgr). */
+/* EC (bench_ec.c): P-256 and P-384 (bits 256, 384). ops: */
+enum { EC_OP_SIGN = 0, EC_OP_VERIFY = 1, EC_OP_ECDH = 2, EC_OP_KEYGEN = 3 };
+
+pk_case *ec_case_new(unsigned bits, const bench_opts *opts);
+void ec_case_free(pk_case *c);
+void *const *ec_case_threads(const pk_case *c);
+int ec_check_mgr(pk_case *c, unsigned op);
+void ec_material_free_all(void);
+
+int ec_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
+int ec_run_single(void *ts, const void *arg, double seconds, run_out *out);
+int ec_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
+int ec_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
+
+/* X25519 (bench_x25519.c), one case (size unused): ops X25519_OP_DERIVE (a
+ * shared secret with a peer's public key) and X25519_OP_KEYGEN (a new key
+ * pair). */
 enum { X25519_OP_DERIVE = 0, X25519_OP_KEYGEN = 1 };
 
-typedef struct x25519_case x25519_case;
-
-/*
- * x25519_case_new: a pool of requests (OpenSSL key pairs: a private scalar
- * and a peer public key each, with OpenSSL's shared secret), one state per
- * thread; then one 8-lane call and one single call of each operation
- * checked against OpenSSL. NULL (reason on stderr) when anything fails.
- */
-x25519_case *x25519_case_new(const bench_opts *opts);
-void x25519_case_free(x25519_case *c);
-void *const *x25519_case_threads(const x25519_case *c);
-/* x25519_check_mgr: one job of op through a manager checked. */
-int x25519_check_mgr(x25519_case *c, unsigned op);
+pk_case *x25519_case_new(unsigned bits, const bench_opts *opts);
+void x25519_case_free(pk_case *c);
+void *const *x25519_case_threads(const pk_case *c);
+int x25519_check_mgr(pk_case *c, unsigned op);
 
 int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out);

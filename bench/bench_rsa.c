@@ -42,18 +42,18 @@ typedef struct rsa_material {
 
 /* rsa_thread: one worker thread's state. */
 struct rsa_thread {
-    const rsa_case *c;
+    const pk_case *c;
     EVP_PKEY_CTX *ossl[2][BENCH_MAX_KEYS]; /* [op][key]: raw decrypt / encrypt */
     uint8_t out[MBC_LANES][RSA_MAX_BYTES];
-    unsigned next;  /* next request of the pool (one-request calls) */
-    unsigned next8; /* first request of the next 8-lane call, a multiple of 8 */
-    /* rsa_run_mgr: K jobs with their outputs. */
-    size_t cap_jobs;
-    mbc_job *jobs;
-    uint8_t *job_out;
+    unsigned next;   /* next request of the pool (one-request calls) */
+    unsigned next8;  /* first request of the next 8-lane call, a multiple of 8 */
+    bench_jobs jobs; /* rsa_run_mgr */
+    char label[32];
 };
 
-struct rsa_case {
+/* pk_case: an RSA case (each workload file has its own; mbc_bench.c only
+ * holds pointers). */
+struct pk_case {
     const rsa_material *m;
     unsigned num_threads;
     mbc_rsa_priv_key *priv[BENCH_MAX_KEYS];
@@ -65,14 +65,6 @@ static rsa_material *g_material[3]; /* 2048, 3072, 4096 */
 
 static const char *const op_name[2] = {"private", "public"};
 
-/* ossl_fail: an OpenSSL failure, with its error queue. */
-static int ossl_fail(const char *what)
-{
-    bench_fail("OpenSSL: %s", what);
-    ERR_print_errors_fp(stderr);
-    return -1;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Material                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -83,7 +75,7 @@ static EVP_PKEY_CTX *raw_ctx(EVP_PKEY *pkey, unsigned op)
 {
     EVP_PKEY_CTX *ctx = mbt_ossl_rsa_raw_ctx(pkey, op == RSA_OP_PRIVATE);
     if (ctx == NULL) {
-        ossl_fail("RSA context setup failed");
+        bench_ossl_fail("RSA context setup failed");
     }
     return ctx;
 }
@@ -101,7 +93,7 @@ static int check_pkcs1(EVP_PKEY *pkey, const uint8_t *digest, const uint8_t *sig
              EVP_PKEY_sign(ctx, buf, &sig_len, digest, 32) > 0;
     EVP_PKEY_CTX_free(ctx);
     if (!ok) {
-        return ossl_fail("PKCS#1 v1.5 signature failed");
+        return bench_ossl_fail("PKCS#1 v1.5 signature failed");
     }
     if (sig_len != len || memcmp(buf, sig, len) != 0) {
         return bench_fail("RSA-%zu: the PKCS#1 encoding differs from OpenSSL's", len * 8);
@@ -140,7 +132,7 @@ static rsa_material *material_new(unsigned bits, unsigned num_keys, int quiet)
     for (unsigned k = 0; k < num_keys && rc == 0; k++) {
         m->pkey[k] = mbt_ossl_rsa_keygen(bits, 65537);
         if (m->pkey[k] == NULL) {
-            rc = ossl_fail("RSA key generation failed");
+            rc = bench_ossl_fail("RSA key generation failed");
             break;
         }
         ctx[k] = raw_ctx(m->pkey[k], RSA_OP_PRIVATE);
@@ -152,7 +144,7 @@ static rsa_material *material_new(unsigned bits, unsigned num_keys, int quiet)
         if (RAND_bytes(digest, sizeof(digest)) != 1 ||
             mbc_rsa_pkcs1_v15_sign_encode(em, m->len, MBC_HASH_SHA256, digest, 32) != MBC_OK ||
             mbt_ossl_rsa_raw_op(ctx[e % num_keys], 1 /* private */, sig, em, m->len) != 0) {
-            rc = ossl_fail("raw RSA signature of a request failed");
+            rc = bench_ossl_fail("raw RSA signature of a request failed");
             break;
         }
         memcpy(m->in[RSA_OP_PUBLIC][e], sig, m->len);
@@ -200,7 +192,7 @@ static int mbc_keys(mbc_rsa_priv_key **priv, mbc_rsa_pub_key **pub, const EVP_PK
     mbt_rsa_parts parts;
     int rc = 0;
     if (mbt_ossl_rsa_get_parts(&parts, pkey, len) != 0) {
-        rc = ossl_fail("reading the RSA key components failed");
+        rc = bench_ossl_fail("reading the RSA key components failed");
     } else {
         mbc_err err = mbt_rsa_keys_new(priv, pub, &parts);
         if (err != MBC_OK) {
@@ -212,14 +204,14 @@ static int mbc_keys(mbc_rsa_priv_key **priv, mbc_rsa_pub_key **pub, const EVP_PK
     return rc;
 }
 
-static const void *lane_key(const rsa_case *c, unsigned op, unsigned e)
+static const void *lane_key(const pk_case *c, unsigned op, unsigned e)
 {
     unsigned k = e % c->m->num_keys;
     return op == RSA_OP_PRIVATE ? (const void *)c->priv[k] : (const void *)c->pub[k];
 }
 
 /* mb8_call: one 8-lane call of op on requests e0..e0+7 into out. */
-static mbc_status mb8_call(const rsa_case *c, unsigned op, unsigned e0,
+static mbc_status mb8_call(const pk_case *c, unsigned op, unsigned e0,
                            uint8_t (*out)[RSA_MAX_BYTES])
 {
     const rsa_material *m = c->m;
@@ -239,7 +231,7 @@ static mbc_status mb8_call(const rsa_case *c, unsigned op, unsigned e0,
 }
 
 /* check_mb8: status and results of an 8-lane call on requests e0..e0+7. */
-static int check_mb8(const rsa_case *c, unsigned op, unsigned e0, mbc_status st,
+static int check_mb8(const pk_case *c, unsigned op, unsigned e0, mbc_status st,
                      uint8_t (*out)[RSA_MAX_BYTES])
 {
     const rsa_material *m = c->m;
@@ -257,7 +249,7 @@ static int check_mb8(const rsa_case *c, unsigned op, unsigned e0, mbc_status st,
     return 0;
 }
 
-void rsa_case_free(rsa_case *c)
+void rsa_case_free(pk_case *c)
 {
     if (c == NULL) {
         return;
@@ -272,8 +264,7 @@ void rsa_case_free(rsa_case *c)
                 EVP_PKEY_CTX_free(th->ossl[op][k]);
             }
         }
-        free(th->jobs);
-        free(th->job_out);
+        bench_jobs_free(&th->jobs);
         free(th);
     }
     for (unsigned k = 0; k < BENCH_MAX_KEYS; k++) {
@@ -283,10 +274,10 @@ void rsa_case_free(rsa_case *c)
     free(c);
 }
 
-rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts)
+pk_case *rsa_case_new(unsigned bits, const bench_opts *opts)
 {
     const rsa_material *m = material_get(bits, opts->keys, opts->quiet);
-    rsa_case *c = calloc(1, sizeof(*c));
+    pk_case *c = calloc(1, sizeof(*c));
     if (m == NULL || c == NULL) {
         free(c);
         return NULL;
@@ -335,7 +326,7 @@ rsa_case *rsa_case_new(unsigned bits, const bench_opts *opts)
     return c;
 }
 
-void *const *rsa_case_threads(const rsa_case *c)
+void *const *rsa_case_threads(const pk_case *c)
 {
     return (void *const *)c->th;
 }
@@ -359,7 +350,7 @@ static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
 static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 {
     struct rsa_thread *th = ts;
-    const rsa_case *c = th->c;
+    const pk_case *c = th->c;
     const rsa_material *m = c->m;
     const unsigned e = th->next;
     th->next = (th->next + 1) % RSA_POOL;
@@ -387,7 +378,7 @@ static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
                                  m->in[op][e], m->len);
     *t_done = bench_now_ns();
     if (rc != 0) {
-        return ossl_fail("raw RSA operation failed");
+        return bench_ossl_fail("raw RSA operation failed");
     }
     if (memcmp(th->out[0], m->want[op][e], m->len) != 0) {
         return bench_fail("RSA-%u %s: OpenSSL's result changed", m->bits, op_name[op]);
@@ -397,98 +388,63 @@ static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 
 int rsa_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_mb8);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_mb8);
 }
 
 int rsa_run_single(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_single);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_single);
 }
 
 int rsa_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_ossl);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_ossl);
 }
 
-/* jobs_reserve: room for k jobs in th. */
-static int jobs_reserve(struct rsa_thread *th, size_t k)
+/* The manager runs (loops.c): job j of op on request j % RSA_POOL. */
+static void job_init(void *ts, unsigned op, unsigned j, mbc_job *job, uint8_t *out, uint8_t *out2)
 {
-    if (th->cap_jobs >= k) {
-        return 0;
-    }
-    free(th->jobs);
-    free(th->job_out);
-    th->jobs = calloc(k, sizeof(*th->jobs));
-    th->job_out = calloc(k, RSA_MAX_BYTES);
-    if (th->jobs == NULL || th->job_out == NULL) {
-        th->cap_jobs = 0;
-        return bench_fail("out of memory");
-    }
-    th->cap_jobs = k;
-    return 0;
-}
-
-/* job_init: job j of op on request j % RSA_POOL. */
-static void job_init(struct rsa_thread *th, unsigned op, unsigned j)
-{
+    const struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
     const unsigned e = j % RSA_POOL;
-    mbc_job *job = &th->jobs[j];
-    memset(job, 0, sizeof(*job));
+    (void)out2;
     job->op = op == RSA_OP_PRIVATE ? MBC_OP_RSA_PRIVATE : MBC_OP_RSA_PUBLIC;
     job->key = lane_key(th->c, op, e);
     job->in = m->in[op][e];
     job->in_len = m->len;
-    job->out = th->job_out + (size_t)j * RSA_MAX_BYTES;
+    job->out = out;
     job->out_len = m->len;
 }
 
-/* job_check: a completed job has status OK and OpenSSL's result. */
-static int job_check(void *ctx, const mbc_job *job)
+/* job_check: a completed job has OpenSSL's result. */
+static int job_check(void *ts, unsigned op, const mbc_job *job, unsigned j)
 {
-    const struct rsa_thread *th = ctx;
+    const struct rsa_thread *th = ts;
     const rsa_material *m = th->c->m;
-    const unsigned op = job->op == MBC_OP_RSA_PRIVATE ? RSA_OP_PRIVATE : RSA_OP_PUBLIC;
-    const size_t j = (size_t)(job - th->jobs);
-    if (job->status != MBC_OK) {
-        return bench_fail("RSA-%u %s, manager: job %zu completed with %s", m->bits, op_name[op], j,
-                          mbc_err_str(job->status));
-    }
     if (memcmp(job->out, m->want[op][j % RSA_POOL], m->len) != 0) {
-        return bench_fail("RSA-%u %s, manager: job %zu differs from OpenSSL", m->bits, op_name[op],
+        return bench_fail("RSA-%u %s, manager: job %u differs from OpenSSL", m->bits, op_name[op],
                           j);
     }
     return 0;
 }
 
-/* job_prep: a fresh output before each submission. */
-static void job_prep(void *ctx, mbc_job *job)
+static const char *job_label(void *ts, unsigned op)
 {
-    const struct rsa_thread *th = ctx;
-    memset(job->out, 0, th->c->m->len);
+    struct rsa_thread *th = ts;
+    snprintf(th->label, sizeof(th->label), "RSA-%u %s", th->c->m->bits, op_name[op]);
+    return th->label;
 }
+
+static const bench_mgr_fns mgr_fns = {job_init, job_check, job_label, RSA_MAX_BYTES};
 
 int rsa_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 {
     struct rsa_thread *th = ts;
-    const rsa_arg *a = arg;
-    if (jobs_reserve(th, a->k) != 0) {
-        return -1;
-    }
-    for (unsigned j = 0; j < a->k; j++) {
-        job_init(th, a->op, j);
-    }
-    const bench_mgr_jobs w = {"RSA", th->jobs, a->k, th, job_prep, job_check};
-    return bench_mgr_loop(&w, seconds, out);
+    const pk_arg *a = arg;
+    return bench_run_mgr(th, &th->jobs, &mgr_fns, a->op, a->k, seconds, out);
 }
 
-int rsa_check_mgr(rsa_case *c, unsigned op)
+int rsa_check_mgr(pk_case *c, unsigned op)
 {
-    struct rsa_thread *th = c->th[0];
-    if (jobs_reserve(th, 1) != 0) {
-        return -1;
-    }
-    job_init(th, op, 0);
-    const bench_mgr_jobs w = {"RSA", th->jobs, 1, th, job_prep, job_check};
-    return bench_mgr_one(&w);
+    return bench_check_mgr(c->th[0], &c->th[0]->jobs, &mgr_fns, op);
 }

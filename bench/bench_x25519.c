@@ -30,18 +30,16 @@
 static const char *const op_name[2] = {"derive", "keygen"};
 
 struct x25519_thread {
-    const x25519_case *c;
+    const pk_case *c;
     EVP_PKEY_CTX *derive[X25519_POOL]; /* derive contexts with their peer set */
     EVP_PKEY_CTX *keygen;
     uint8_t out[MBC_LANES][LEN], out2[MBC_LANES][LEN];
     unsigned next, next8, sample;
-    /* x25519_run_mgr: K jobs and their outputs */
-    size_t cap_jobs;
-    mbc_job *jobs;
-    uint8_t (*job_out)[2][LEN];
+    bench_jobs jobs; /* x25519_run_mgr */
 };
 
-struct x25519_case {
+/* pk_case: the X25519 case (one curve: the size argument is unused). */
+struct pk_case {
     unsigned num_threads;
     uint8_t priv[X25519_POOL][LEN], peer[X25519_POOL][LEN], shared[X25519_POOL][LEN];
     struct x25519_thread *th[BENCH_MAX_THREADS];
@@ -55,7 +53,7 @@ static int ossl_fail(const char *what)
 }
 
 /* derive_ctx: OpenSSL's context for request e, ready for EVP_PKEY_derive. */
-static EVP_PKEY_CTX *derive_ctx(const x25519_case *c, unsigned e)
+static EVP_PKEY_CTX *derive_ctx(const pk_case *c, unsigned e)
 {
     EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, c->priv[e], LEN);
     EVP_PKEY *p = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, c->peer[e], LEN);
@@ -70,7 +68,7 @@ static EVP_PKEY_CTX *derive_ctx(const x25519_case *c, unsigned e)
     return ctx;
 }
 
-void x25519_case_free(x25519_case *c)
+void x25519_case_free(pk_case *c)
 {
     if (c == NULL) {
         return;
@@ -84,8 +82,7 @@ void x25519_case_free(x25519_case *c)
             EVP_PKEY_CTX_free(th->derive[e]);
         }
         EVP_PKEY_CTX_free(th->keygen);
-        free(th->jobs);
-        free(th->job_out);
+        bench_jobs_free(&th->jobs);
         free(th);
     }
     free(c);
@@ -115,7 +112,7 @@ static int check_pair(const uint8_t *priv, const uint8_t *pub, int by, int full)
 /* mb8_call: one 8-lane call of op on requests e0..e0+7. */
 static mbc_status mb8_call(struct x25519_thread *th, unsigned op, unsigned e0)
 {
-    const x25519_case *c = th->c;
+    const pk_case *c = th->c;
     uint8_t *o[MBC_LANES], *o2[MBC_LANES];
     const uint8_t *k[MBC_LANES], *u[MBC_LANES];
     for (unsigned l = 0; l < MBC_LANES; l++) {
@@ -150,9 +147,10 @@ static int check_mb8(struct x25519_thread *th, unsigned op, unsigned e0, mbc_sta
     return 0;
 }
 
-x25519_case *x25519_case_new(const bench_opts *opts)
+pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
 {
-    x25519_case *c = calloc(1, sizeof(*c));
+    (void)bits;
+    pk_case *c = calloc(1, sizeof(*c));
     if (c == NULL) {
         bench_fail("out of memory");
         return NULL;
@@ -210,7 +208,7 @@ x25519_case *x25519_case_new(const bench_opts *opts)
     return c;
 }
 
-void *const *x25519_case_threads(const x25519_case *c)
+void *const *x25519_case_threads(const pk_case *c)
 {
     return (void *const *)c->th;
 }
@@ -232,7 +230,7 @@ static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
 static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 {
     struct x25519_thread *th = ts;
-    const x25519_case *c = th->c;
+    const pk_case *c = th->c;
     const unsigned e = th->next;
     th->next = (th->next + 1) % X25519_POOL;
     memset(th->out[0], 0, LEN);
@@ -283,93 +281,69 @@ static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 
 int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_mb8);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_mb8);
 }
 
 int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_single);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_single);
 }
 
 int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
 {
-    return bench_timed_run(ts, ((const rsa_arg *)arg)->op, seconds, out, unit_ossl);
+    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_ossl);
 }
 
-/* jobs_setup: k jobs of op in th, job j on request j % X25519_POOL. */
-static int jobs_setup(struct x25519_thread *th, unsigned op, size_t k)
+/* The manager runs (loops.c): job j of op on request j % X25519_POOL. */
+static void job_init(void *ts, unsigned op, unsigned j, mbc_job *job, uint8_t *out, uint8_t *out2)
 {
-    if (th->cap_jobs < k) {
-        free(th->jobs);
-        free(th->job_out);
-        th->jobs = calloc(k, sizeof(*th->jobs));
-        th->job_out = calloc(k, sizeof(*th->job_out));
-        th->cap_jobs = th->jobs != NULL && th->job_out != NULL ? k : 0;
-        if (th->cap_jobs == 0) {
-            return bench_fail("out of memory");
-        }
+    const struct x25519_thread *th = ts;
+    const unsigned e = j % X25519_POOL;
+    job->op = op == X25519_OP_DERIVE ? MBC_OP_X25519_DERIVE : MBC_OP_X25519_KEYGEN;
+    job->out = out;
+    job->out_len = LEN;
+    if (op == X25519_OP_DERIVE) {
+        job->in = th->c->priv[e];
+        job->in_len = LEN;
+        job->in2 = th->c->peer[e];
+        job->in2_len = LEN;
+    } else {
+        job->out2 = out2;
+        job->out2_len = LEN;
     }
-    for (size_t j = 0; j < k; j++) {
-        const unsigned e = (unsigned)(j % X25519_POOL);
-        mbc_job *job = &th->jobs[j];
-        memset(job, 0, sizeof(*job));
-        job->op = op == X25519_OP_DERIVE ? MBC_OP_X25519_DERIVE : MBC_OP_X25519_KEYGEN;
-        job->out = th->job_out[j][0];
-        job->out_len = LEN;
-        if (op == X25519_OP_DERIVE) {
-            job->in = th->c->priv[e];
-            job->in_len = LEN;
-            job->in2 = th->c->peer[e];
-            job->in2_len = LEN;
-        } else {
-            job->out2 = th->job_out[j][1];
-            job->out2_len = LEN;
-        }
-    }
-    return 0;
 }
 
-static void job_prep(void *ctx, mbc_job *job)
+/* job_check: a derive has OpenSSL's result; a key pair is clamped, and one
+ * in X25519_SAMPLE is recomputed by OpenSSL. */
+static int job_check(void *ts, unsigned op, const mbc_job *job, unsigned j)
 {
-    (void)ctx;
-    memset(job->out, 0, LEN);
-}
-
-static int job_check(void *ctx, const mbc_job *job)
-{
-    struct x25519_thread *th = ctx;
-    const size_t j = (size_t)(job - th->jobs);
-    const int derive = job->op == MBC_OP_X25519_DERIVE;
-    if (job->status != MBC_OK) {
-        return bench_fail("X25519 %s, manager: job %zu completed with %s",
-                          derive ? "derive" : "keygen", j, mbc_err_str(job->status));
-    }
-    if (derive) {
+    struct x25519_thread *th = ts;
+    if (op == X25519_OP_DERIVE) {
         return memcmp(job->out, th->c->shared[j % X25519_POOL], LEN) == 0
                    ? 0
-                   : bench_fail("X25519 derive, manager: job %zu differs from OpenSSL", j);
+                   : bench_fail("X25519 derive, manager: job %u differs from OpenSSL", j);
     }
     return check_pair(job->out, job->out2, 0, ++th->sample % X25519_SAMPLE == 0);
 }
 
+static const char *job_label(void *ts, unsigned op)
+{
+    (void)ts;
+    return op == X25519_OP_DERIVE ? "X25519 derive" : "X25519 keygen";
+}
+
+static const bench_mgr_fns mgr_fns = {job_init, job_check, job_label, LEN};
+
 int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 {
     struct x25519_thread *th = ts;
-    const rsa_arg *a = arg;
-    if (jobs_setup(th, a->op, a->k) != 0) {
-        return -1;
-    }
-    const bench_mgr_jobs w = {"X25519", th->jobs, a->k, th, job_prep, job_check};
-    return bench_mgr_loop(&w, seconds, out);
+    const pk_arg *a = arg;
+    return bench_run_mgr(th, &th->jobs, &mgr_fns, a->op, a->k, seconds, out);
 }
 
-int x25519_check_mgr(x25519_case *c, unsigned op)
+int x25519_check_mgr(pk_case *c, unsigned op)
 {
     struct x25519_thread *th = c->th[0];
-    if (jobs_setup(th, op, 1) != 0) {
-        return -1;
-    }
-    const bench_mgr_jobs w = {"X25519", th->jobs, 1, th, job_prep, job_check};
     th->sample = X25519_SAMPLE - 1; /* job_check compares this key pair with OpenSSL */
-    return bench_mgr_one(&w);
+    return bench_check_mgr(th, &th->jobs, &mgr_fns, op);
 }

@@ -2,13 +2,13 @@
  * mbc_bench.c - mbcrypto next to OpenSSL and intel-ipsec-mb: the command
  * line, the case table and the reports. See --help and README.md.
  *
- * Four kinds of tables, each run per --impl:
- *  - RSA (bench_rsa.c): operations/s of mbcrypto's 8-lane calls (all lanes
- *    full) next to OpenSSL's one operation per call, like openssl speed rsa.
+ * Three kinds of tables, each run per --impl:
+ *  - RSA (bench_rsa.c), EC (bench_ec.c) and X25519 (bench_x25519.c), one
+ *    family table each, a row per size: operations/s of mbcrypto's 8-lane
+ *    calls (all lanes full) next to OpenSSL's one operation per call, like
+ *    openssl speed rsa / ecdsa / ecdh.
  *  - AES-GCM (bench_gcm.c): MB/s by message size for mbcrypto, OpenSSL and
  *    intel-ipsec-mb, like openssl speed -evp aes-128-gcm.
- *  - X25519 (bench_x25519.c): derives and key pairs per second of the 8-lane
- *    calls next to OpenSSL's EVP_PKEY_derive and EVP_PKEY_keygen.
  *  - --concurrency: K requests in flight through the lane manager (closed
  *    loop), ops/s and latency percentiles per K, next to OpenSSL serving the
  *    same requests one at a time, the raw 8-lane kernel and the library's
@@ -32,7 +32,7 @@
 /* Cases                                                                     */
 /* ------------------------------------------------------------------------ */
 
-enum family { FAM_RSA, FAM_GCM, FAM_X25519 };
+enum family { FAM_RSA, FAM_GCM, FAM_EC, FAM_X25519, NUM_FAMS };
 
 typedef struct case_def {
     const char *name;
@@ -42,8 +42,69 @@ typedef struct case_def {
     int in_default;
 } case_def;
 
-static const char *const fam_ops[3][2] = {
-    {"private", "public"}, {"encrypt", "decrypt"}, {"derive", "keygen"}};
+#define MAX_OPS 4
+
+/*
+ * fam_def: one family of cases. Every family has a group name and its
+ * operations; a public-key family (RSA, EC) also has a workload (case_new
+ * .. run_ossl, bench.h) and runs in the same throughput table code and the
+ * same --concurrency code as the others.
+ */
+typedef struct fam_def {
+    const char *group; /* the group name selecting all its cases */
+    unsigned num_ops;
+    const char *ops[MAX_OPS];
+    /* public-key families only (case_new NULL for AES-GCM): */
+    const char *title;         /* table title */
+    int alg;                   /* mbc_impl_name's family */
+    const char *cols[MAX_OPS]; /* throughput column headers */
+    const char *row_fmt;       /* throughput row label, from the case's bits */
+    const char *conc_fmt;      /* concurrency table title, from the bits */
+    const char *mb8_name[MAX_OPS], *single_name[MAX_OPS];
+    const char *mb8_path, *ossl_path; /* JSON "path" of the throughput records */
+    pk_case *(*case_new)(unsigned bits, const bench_opts *opts);
+    void (*case_free)(pk_case *c);
+    void *const *(*threads)(const pk_case *c);
+    int (*check_mgr)(pk_case *c, unsigned op);
+    run_fn run_mb8, run_single, run_mgr, run_ossl;
+    int keyed; /* its requests use --keys keys (X25519's carry their own scalars) */
+} fam_def;
+
+/* clang-format off */
+static const fam_def fams[NUM_FAMS] = {
+    [FAM_RSA] = {"rsa", 2, {"private", "public"}, "RSA", MBC_ALG_RSA, {"private/s", "public/s"},
+                 "rsa %u bits", "RSA-%u",
+                 {"mbc_rsa_private_crt_mb8", "mbc_rsa_public_mb8"},
+                 {"mbc_rsa_private_crt", "mbc_rsa_public"},
+                 "mbc_rsa_*_mb8, 8 lanes", "EVP_PKEY_decrypt/encrypt, RSA_NO_PADDING, one op per call",
+                 rsa_case_new, rsa_case_free, rsa_case_threads, rsa_check_mgr,
+                 rsa_run_mb8, rsa_run_single, rsa_run_mgr, rsa_run_ossl, 1},
+    [FAM_GCM] = {"gcm", 2, {"encrypt", "decrypt"}, NULL, MBC_ALG_GCM, {NULL}, NULL, NULL, {NULL},
+                 {NULL}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    [FAM_EC] = {"ec", 4, {"sign", "verify", "ecdh", "keygen"}, "EC", MBC_ALG_EC,
+                {"sign/s", "verify/s", "ecdh/s", "keygen/s"}, "P-%u", "P-%u",
+                {"mbc_ecdsa_sign_mb8", "mbc_ecdsa_verify_mb8", "mbc_ecdh_mb8", "mbc_ec_keygen_mb8"},
+                {"mbc_ecdsa_sign", "mbc_ecdsa_verify", "mbc_ecdh", "mbc_ec_keygen"},
+                "mbc_ecdsa_sign/verify_mb8, mbc_ecdh_mb8, mbc_ec_keygen_mb8, 8 lanes",
+                "EVP_PKEY_sign/verify (digest), EVP_PKEY_derive, EVP_PKEY_keygen, one op per call",
+                ec_case_new, ec_case_free, ec_case_threads, ec_check_mgr,
+                ec_run_mb8, ec_run_single, ec_run_mgr, ec_run_ossl, 1},
+    [FAM_X25519] = {"x25519", 2, {"derive", "keygen"}, "X25519", MBC_ALG_X25519,
+                    {"derive/s", "keygen/s"}, "x25519", "X25519",
+                    {"mbc_x25519_mb8", "mbc_x25519_keygen_mb8"},
+                    {"mbc_x25519", "mbc_x25519_keygen"},
+                    "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes",
+                    "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call",
+                    x25519_case_new, x25519_case_free, x25519_case_threads, x25519_check_mgr,
+                    x25519_run_mb8, x25519_run_single, x25519_run_mgr, x25519_run_ossl, 0},
+};
+/* clang-format on */
+
+/* fam_all: the op mask of every operation of family fam. */
+static unsigned fam_all(enum family fam)
+{
+    return (1u << fams[fam].num_ops) - 1u;
+}
 
 /* clang-format off */
 #define GCM_CASE(bits, size, d) {"aes" #bits "gcm-" #size, FAM_GCM, bits, size, d}
@@ -53,7 +114,8 @@ static const char *const fam_ops[3][2] = {
     GCM_CASE(bits, 65536, 0)
 
 /* cases: every benchmark, in the order they run. in_default: part of the
- * default suite (every RSA size; AES-GCM at a few sizes; X25519). */
+ * default suite (every RSA size and curve; AES-GCM at a few sizes). For EC,
+ * bits is the curve's: 256 (P-256), 384 (P-384). */
 static const case_def cases[] = {
     {"rsa2048", FAM_RSA, 2048, 0, 1},
     {"rsa3072", FAM_RSA, 3072, 0, 1},
@@ -61,11 +123,12 @@ static const case_def cases[] = {
     GCM_SIZES(128, 1, 1, 1),
     GCM_SIZES(192, 0, 0, 0),
     GCM_SIZES(256, 1, 0, 1),
-    {"x25519", FAM_X25519, 0, 0, 1},
+    {"p256", FAM_EC, 256, 0, 1},
+    {"p384", FAM_EC, 384, 0, 1},
+    {"x25519", FAM_X25519, 255, 0, 1},
 };
 /* clang-format on */
 #define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
-#define ALL_OPS 3u
 
 /* The default suite's short concurrency table. */
 static const unsigned default_suite_k[] = {1, 2, 8, 64};
@@ -333,24 +396,26 @@ static void scaling_print(const char *unit_name)
 }
 
 /* ------------------------------------------------------------------------ */
-/* RSA throughput                                                            */
+/* Public-key throughput (RSA, EC)                                           */
 /* ------------------------------------------------------------------------ */
 
-static void rsa_section(void)
+static void pk_section(enum family fam)
 {
+    const fam_def *fd = &fams[fam];
+    const unsigned nops = fd->num_ops;
     int header = 0;
     for (size_t ci = 0; ci < NUM_CASES; ci++) {
         const case_def *cd = &cases[ci];
-        if (cd->fam != FAM_RSA || g_sel[ci] == 0) {
+        if (cd->fam != fam || g_sel[ci] == 0) {
             continue;
         }
         if (!header) {
-            out("\nRSA, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
+            out("\n%s, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
                 "one operation per call\n",
-                mbc_impl_name(MBC_ALG_RSA));
+                fd->title, mbc_impl_name((mbc_alg)fd->alg));
             out("%-14s", "");
-            for (unsigned op = 0; op < 2; op++) {
-                out(" %9s", op == 0 ? "private/s" : "public/s");
+            for (unsigned op = 0; op < nops; op++) {
+                out(" %9s", fd->cols[op]);
                 if (peer(PEER_OPENSSL)) {
                     out(" %9s %7s", "openssl/s", "ratio");
                 }
@@ -359,44 +424,47 @@ static void rsa_section(void)
             out("%7s\n", "spread");
             header = 1;
         }
-        rsa_case *c = rsa_case_new(cd->bits, &g_opts);
+        pk_case *c = fd->case_new(cd->bits, &g_opts);
         if (c == NULL) {
-            for (unsigned op = 0; op < 2; op++) {
+            for (unsigned op = 0; op < nops; op++) {
                 g_items_done += (g_sel[ci] >> op & 1u) * (peer(PEER_OPENSSL) ? 2 : 1);
             }
             failed(cd->name, NULL);
             continue;
         }
-        item_result res[2][2]; /* [op][mbcrypto, openssl] */
-        int ok[2] = {0, 0};
-        rsa_arg args[2] = {{RSA_OP_PRIVATE, 0}, {RSA_OP_PUBLIC, 0}};
-        for (unsigned op = 0; op < 2; op++) {
+        item_result res[MAX_OPS][2]; /* [op][mbcrypto, openssl] */
+        int ok[MAX_OPS] = {0};
+        pk_arg args[MAX_OPS];
+        int any_ok = 0;
+        for (unsigned op = 0; op < nops; op++) {
+            args[op] = (pk_arg){op, 0};
             if (!(g_sel[ci] & (1u << op))) {
                 continue;
             }
             bench_item items[2] = {
-                mk_item("mbcrypto", rsa_run_mb8, &args[op], rsa_case_threads(c), 0, 0),
-                mk_item("openssl", rsa_run_ossl, &args[op], rsa_case_threads(c), 0, 0),
+                mk_item("mbcrypto", fd->run_mb8, &args[op], fd->threads(c), 0, 0),
+                mk_item("openssl", fd->run_ossl, &args[op], fd->threads(c), 0, 0),
             };
             size_t n = peer(PEER_OPENSSL) ? 2 : 1;
-            progress(n, "%s %s", cd->name, fam_ops[FAM_RSA][op]);
+            progress(n, "%s %s", cd->name, fd->ops[op]);
             if (measure(items, n) != 0) {
-                failed(cd->name, fam_ops[FAM_RSA][op]);
+                failed(cd->name, fd->ops[op]);
                 continue;
             }
+            any_ok = 1;
             ok[op] = 1;
             res[op][0] = items[0].res;
             res[op][1] = items[1].res;
         }
-        rsa_case_free(c);
-        if (!ok[0] && !ok[1]) {
+        fd->case_free(c);
+        if (!any_ok) {
             continue;
         }
         char label[32], a[16], b[16], r[16];
-        snprintf(label, sizeof(label), "rsa %u bits", cd->bits);
+        snprintf(label, sizeof(label), fd->row_fmt, cd->bits);
         out("%-14s", label);
         double spread = 0;
-        for (unsigned op = 0; op < 2; op++) {
+        for (unsigned op = 0; op < nops; op++) {
             if (!ok[op]) {
                 out(" %9s", "-");
                 if (peer(PEER_OPENSSL)) {
@@ -420,115 +488,33 @@ static void rsa_section(void)
             out("%7s\n", "-");
         }
         fflush(stdout);
-        for (unsigned op = 0; op < 2; op++) {
+        for (unsigned op = 0; op < nops; op++) {
             if (!ok[op]) {
                 continue;
             }
             char sl[64];
-            snprintf(sl, sizeof(sl), "%s %s mbcrypto", cd->name, fam_ops[FAM_RSA][op]);
+            snprintf(sl, sizeof(sl), "%s %s mbcrypto", cd->name, fd->ops[op]);
             scaling_add(sl, 1, &res[op][0]);
             if (g_opts.json) {
-                json_result_head("throughput", cd->name, fam_ops[FAM_RSA][op], "mbcrypto",
-                                 mbc_impl_name(MBC_ALG_RSA), &res[op][0]);
-                json_str("path", "mbc_rsa_*_mb8, 8 lanes");
+                json_result_head("throughput", cd->name, fd->ops[op], "mbcrypto",
+                                 mbc_impl_name((mbc_alg)fd->alg), &res[op][0]);
+                json_str("path", fd->mb8_path);
                 if (peer(PEER_OPENSSL)) {
                     json_num("vs_openssl", res[op][0].rate.med / res[op][1].rate.med);
                 }
                 json_obj_end();
             }
             if (peer(PEER_OPENSSL)) {
-                snprintf(sl, sizeof(sl), "%s %s openssl", cd->name, fam_ops[FAM_RSA][op]);
+                snprintf(sl, sizeof(sl), "%s %s openssl", cd->name, fd->ops[op]);
                 scaling_add(sl, 1, &res[op][1]);
                 if (g_opts.json) {
-                    json_result_head("throughput", cd->name, fam_ops[FAM_RSA][op], "openssl",
+                    json_result_head("throughput", cd->name, fd->ops[op], "openssl",
                                      OpenSSL_version(OPENSSL_VERSION), &res[op][1]);
-                    json_str("path", "EVP_PKEY_decrypt/encrypt, RSA_NO_PADDING, one op per call");
+                    json_str("path", fd->ossl_path);
                     json_obj_end();
                 }
             }
         }
-    }
-    scaling_print("operations/s");
-}
-
-/* ------------------------------------------------------------------------ */
-/* X25519 throughput                                                         */
-/* ------------------------------------------------------------------------ */
-
-static void x25519_section(void)
-{
-    for (size_t ci = 0; ci < NUM_CASES; ci++) {
-        const case_def *cd = &cases[ci];
-        if (cd->fam != FAM_X25519 || g_sel[ci] == 0) {
-            continue;
-        }
-        const int ossl = peer(PEER_OPENSSL);
-        x25519_case *c = x25519_case_new(&g_opts);
-        if (c == NULL) {
-            for (unsigned op = 0; op < 2; op++) {
-                g_items_done += (g_sel[ci] >> op & 1u) * (ossl ? 2 : 1);
-            }
-            failed(cd->name, NULL);
-            continue;
-        }
-        out("\nX25519, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
-            "one operation per call (EVP_PKEY_derive, EVP_PKEY_keygen)\n",
-            mbc_impl_name(MBC_ALG_X25519));
-        out("%-14s %9s", "", "mbcrypto/s");
-        if (ossl) {
-            out(" %9s %7s", "openssl/s", "ratio");
-        }
-        out(" %7s\n", "spread");
-        rsa_arg args[2] = {{X25519_OP_DERIVE, 0}, {X25519_OP_KEYGEN, 0}};
-        for (unsigned op = 0; op < 2; op++) {
-            if (!(g_sel[ci] & (1u << op))) {
-                continue;
-            }
-            bench_item items[2] = {
-                mk_item("mbcrypto", x25519_run_mb8, &args[op], x25519_case_threads(c), 0, 0),
-                mk_item("openssl", x25519_run_ossl, &args[op], x25519_case_threads(c), 0, 0),
-            };
-            const size_t n = ossl ? 2 : 1;
-            progress(n, "%s %s", cd->name, fam_ops[FAM_X25519][op]);
-            if (measure(items, n) != 0) {
-                failed(cd->name, fam_ops[FAM_X25519][op]);
-                continue;
-            }
-            char label[32], a[16], b[16], r[16];
-            snprintf(label, sizeof(label), "x25519 %s", fam_ops[FAM_X25519][op]);
-            out("%-14s %s", label, fmt_num(a, items[0].res.rate.med));
-            double spread = items[0].res.spread;
-            if (ossl) {
-                out(" %s %s", fmt_num(b, items[1].res.rate.med),
-                    fmt_ratio(r, items[0].res.rate.med / items[1].res.rate.med));
-                spread = fmax(spread, items[1].res.spread);
-            }
-            if (g_opts.reps > 1) {
-                out(" %6.1f%%\n", spread);
-            } else {
-                out(" %7s\n", "-");
-            }
-            fflush(stdout);
-            for (size_t i = 0; i < n; i++) {
-                char sl[64];
-                snprintf(sl, sizeof(sl), "%s %s %s", cd->name, fam_ops[FAM_X25519][op],
-                         items[i].label);
-                scaling_add(sl, 1, &items[i].res);
-                if (g_opts.json) {
-                    json_result_head(
-                        "throughput", cd->name, fam_ops[FAM_X25519][op], items[i].label,
-                        i == 0 ? mbc_impl_name(MBC_ALG_X25519) : OpenSSL_version(OPENSSL_VERSION),
-                        &items[i].res);
-                    json_str("path", i == 0 ? "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes"
-                                            : "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call");
-                    if (i == 0 && ossl) {
-                        json_num("vs_openssl", items[0].res.rate.med / items[1].res.rate.med);
-                    }
-                    json_obj_end();
-                }
-            }
-        }
-        x25519_case_free(c);
     }
     scaling_print("operations/s");
 }
@@ -606,9 +592,9 @@ static void gcm_block(unsigned bits)
                     num++;
                 }
             }
-            progress(num, "%s %s", cd->name, fam_ops[FAM_GCM][op]);
+            progress(num, "%s %s", cd->name, fams[FAM_GCM].ops[op]);
             if (measure(items, num) != 0) {
-                failed(cd->name, fam_ops[FAM_GCM][op]);
+                failed(cd->name, fams[FAM_GCM].ops[op]);
                 continue;
             }
             ok[op][s] = 1;
@@ -620,10 +606,10 @@ static void gcm_block(unsigned bits)
                 mbs[op][i][s] = r->rate.med * (double)cd->bytes * 1e-6;
                 spread[op][i] = fmax(spread[op][i], r->spread);
                 char sl[64];
-                snprintf(sl, sizeof(sl), "%s %s %s", cd->name, fam_ops[FAM_GCM][op], names[i]);
+                snprintf(sl, sizeof(sl), "%s %s %s", cd->name, fams[FAM_GCM].ops[op], names[i]);
                 scaling_add(sl, (double)cd->bytes * 1e-6, r);
                 if (g_opts.json) {
-                    json_result_head("throughput", cd->name, fam_ops[FAM_GCM][op], names[i],
+                    json_result_head("throughput", cd->name, fams[FAM_GCM].ops[op], names[i],
                                      i == 0   ? gcm_case_impl(c)
                                      : i == 1 ? OpenSSL_version(OPENSSL_VERSION)
                                               : gcm_ipsec_mb(),
@@ -719,82 +705,6 @@ static void gcm_section(void)
 
 static unsigned g_conc_sel[NUM_CASES]; /* ops per case for --concurrency */
 
-/* conc_fam: what the concurrency table runs for a family: its case (state
- * per thread), the check of one manager job, the run functions (argument:
- * an rsa_arg {op, k}) and the names of its direct calls. */
-typedef struct conc_fam {
-    void *(*case_new)(const case_def *cd);
-    void (*case_free)(void *c);
-    void *const *(*threads)(const void *c);
-    int (*check_mgr)(void *c, unsigned op);
-    run_fn mgr, single, mb8, ossl;
-    const char *title;       /* "RSA-2048", "X25519" (%u: bits) */
-    const char *mb8_name[2]; /* per op */
-    const char *single_name[2];
-    enum mbc_alg alg;
-} conc_fam;
-
-static void *rsa_new(const case_def *cd)
-{
-    return rsa_case_new(cd->bits, &g_opts);
-}
-static void rsa_free(void *c)
-{
-    rsa_case_free(c);
-}
-static void *const *rsa_threads(const void *c)
-{
-    return rsa_case_threads(c);
-}
-static int rsa_check(void *c, unsigned op)
-{
-    return rsa_check_mgr(c, op);
-}
-static void *x_new(const case_def *cd)
-{
-    (void)cd;
-    return x25519_case_new(&g_opts);
-}
-static void x_free(void *c)
-{
-    x25519_case_free(c);
-}
-static void *const *x_threads(const void *c)
-{
-    return x25519_case_threads(c);
-}
-static int x_check(void *c, unsigned op)
-{
-    return x25519_check_mgr(c, op);
-}
-
-static const conc_fam conc_fams[] = {
-    [FAM_RSA] = {rsa_new,
-                 rsa_free,
-                 rsa_threads,
-                 rsa_check,
-                 rsa_run_mgr,
-                 rsa_run_single,
-                 rsa_run_mb8,
-                 rsa_run_ossl,
-                 "RSA-%u",
-                 {"mbc_rsa_private_crt_mb8", "mbc_rsa_public_mb8"},
-                 {"mbc_rsa_private_crt", "mbc_rsa_public"},
-                 MBC_ALG_RSA},
-    [FAM_X25519] = {x_new,
-                    x_free,
-                    x_threads,
-                    x_check,
-                    x25519_run_mgr,
-                    x25519_run_single,
-                    x25519_run_mb8,
-                    x25519_run_ossl,
-                    "X25519",
-                    {"mbc_x25519_mb8", "mbc_x25519_keygen_mb8"},
-                    {"mbc_x25519", "mbc_x25519_keygen"},
-                    MBC_ALG_X25519},
-};
-
 /* target: "1.03x (<= 1.10: ok)"-style verdicts, in the table and the JSON. */
 static void target_line(const char *what, double value, int ok, const char *fmt_value)
 {
@@ -808,54 +718,52 @@ static void target_line(const char *what, double value, int ok, const char *fmt_
 
 static void conc_table(const case_def *cd, unsigned op)
 {
-    const conc_fam *fam = &conc_fams[cd->fam];
-    const char *op_name = fam_ops[cd->fam][op];
+    const fam_def *fd = &fams[cd->fam];
+    const char *op_name = fd->ops[op];
     const size_t nk = g_opts.num_k;
     const int ossl = peer(PEER_OPENSSL);
     const size_t n = nk + 2 + (ossl ? 1 : 0);
-    void *c = fam->case_new(cd);
-    if (c == NULL || fam->check_mgr(c, op) != 0) {
-        if (c != NULL) {
-            fam->case_free(c);
-        }
+    pk_case *c = fd->case_new(cd->bits, &g_opts);
+    if (c == NULL || fd->check_mgr(c, op) != 0) {
+        fd->case_free(c);
         g_items_done += n;
         failed(cd->name, op_name);
         return;
     }
-    rsa_arg args[BENCH_MAX_K + 1];
+    pk_arg args[BENCH_MAX_K + 1];
     bench_item items[BENCH_MAX_K + 3];
     char labels[BENCH_MAX_K][32];
-    void *const *ts = fam->threads(c);
+    void *const *ts = fd->threads(c);
     for (size_t j = 0; j < nk; j++) {
-        args[j] = (rsa_arg){op, g_opts.k[j]};
+        args[j] = (pk_arg){op, g_opts.k[j]};
         snprintf(labels[j], sizeof(labels[j]), "manager K=%u", g_opts.k[j]);
-        items[j] = mk_item(labels[j], fam->mgr, &args[j], ts, 1, 0);
+        items[j] = mk_item(labels[j], fd->run_mgr, &args[j], ts, 1, 0);
     }
-    args[nk] = (rsa_arg){op, 0};
+    args[nk] = (pk_arg){op, 0};
     const size_t i_single = nk, i_raw = nk + 1, i_ossl = nk + 2;
-    items[i_single] = mk_item("single request", fam->single, &args[nk], ts, 1, 0);
-    items[i_raw] = mk_item("raw 8-lane", fam->mb8, &args[nk], ts, 1, 0);
+    items[i_single] = mk_item("single request", fd->run_single, &args[nk], ts, 1, 0);
+    items[i_raw] = mk_item("raw 8-lane", fd->run_mb8, &args[nk], ts, 1, 0);
     if (ossl) {
-        items[i_ossl] = mk_item("openssl", fam->ossl, &args[nk], ts, 1, 1);
+        items[i_ossl] = mk_item("openssl", fd->run_ossl, &args[nk], ts, 1, 1);
     }
     progress(n, "%s %s through the manager, K = %u..%u", cd->name, op_name, g_opts.k[0],
              g_opts.k[nk - 1]);
     int rc = measure(items, n);
-    fam->case_free(c);
+    fd->case_free(c);
     if (rc != 0) {
         failed(cd->name, op_name);
         return;
     }
-    const char *kernel = mbc_impl_name(fam->alg);
+    const char *kernel = mbc_impl_name((mbc_alg)fd->alg);
     const item_result *single = &items[i_single].res, *raw = &items[i_raw].res;
     const item_result *os = ossl ? &items[i_ossl].res : NULL;
     const int thr = g_opts.threads > 1;
     char a[16], b[16], d[16], e[16], f[16], g[16], h[16], k[16];
 
     char title[32];
-    snprintf(title, sizeof(title), fam->title, cd->bits);
+    snprintf(title, sizeof(title), fd->conc_fmt, cd->bits);
     out("\n%s %s through the manager (mbcrypto %s", title, op_name, kernel);
-    if (cd->fam == FAM_RSA) {
+    if (fd->keyed) {
         out(", %u key%s", g_opts.keys, g_opts.keys > 1 ? "s" : "");
     }
     out("): K requests in flight, closed loop, flush when all K wait\n");
@@ -938,8 +846,8 @@ static void conc_table(const case_def *cd, unsigned op)
     out("  %-44s %9s %9s %9s\n", "reference, same requests without the manager:", "ops/s", "p50 us",
         "p99 us");
     char raw_label[64], single_label[64];
-    snprintf(raw_label, sizeof(raw_label), "raw 8-lane kernel, %s", fam->mb8_name[op]);
-    snprintf(single_label, sizeof(single_label), "single request, %s", fam->single_name[op]);
+    snprintf(raw_label, sizeof(raw_label), "raw 8-lane kernel, %s", fd->mb8_name[op]);
+    snprintf(single_label, sizeof(single_label), "single request, %s", fd->single_name[op]);
     out("  %-44s %s %s %s   (latency of a batch of 8)\n", raw_label, fmt_num(a, raw->rate.med),
         fmt_num(b, raw->p50_us), fmt_num(d, raw->p99_us));
     out("  %-44s %s %s %s", single_label, fmt_num(a, single->rate.med), fmt_num(b, single->p50_us),
@@ -1018,8 +926,8 @@ static void conc_table(const case_def *cd, unsigned op)
 static void conc_section(void)
 {
     for (size_t ci = 0; ci < NUM_CASES; ci++) {
-        for (unsigned op = 0; op < 2; op++) {
-            if (cases[ci].fam != FAM_GCM && (g_conc_sel[ci] & (1u << op))) {
+        for (unsigned op = 0; op < fams[cases[ci].fam].num_ops; op++) {
+            if (fams[cases[ci].fam].case_new != NULL && (g_conc_sel[ci] & (1u << op))) {
                 conc_table(&cases[ci], op);
             }
         }
@@ -1036,12 +944,16 @@ static void list_cases(FILE *f)
     fprintf(f, "cases (* = in the default suite):\n");
     for (size_t i = 0; i < NUM_CASES; i++) {
         const case_def *cd = &cases[i];
-        fprintf(f, "  %-18s %s, %s%s\n", cd->name, fam_ops[cd->fam][0], fam_ops[cd->fam][1],
-                cd->in_default ? "  *" : "");
+        const fam_def *fd = &fams[cd->fam];
+        fprintf(f, "  %-18s", cd->name);
+        for (unsigned op = 0; op < fd->num_ops; op++) {
+            fprintf(f, "%s%s", op == 0 ? " " : ", ", fd->ops[op]);
+        }
+        fprintf(f, "%s\n", cd->in_default ? "  *" : "");
     }
-    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm\n"
+    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm, ec, x25519\n"
                "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt, "
-               "x25519/keygen\n");
+               "p256/sign, x25519/keygen\n");
 }
 
 static void usage(FILE *f)
@@ -1051,9 +963,10 @@ static void usage(FILE *f)
             "\n"
             "mbcrypto next to OpenSSL (and intel-ipsec-mb for AES-GCM). Without a case\n"
             "and without --concurrency it runs the default suite: RSA-2048/3072/4096\n"
-            "private and public, AES-GCM at a few sizes, X25519 derive and keygen, and\n"
-            "RSA-2048 private and X25519 derive through the lane manager at K = 1, 2,\n"
-            "8, 64 (about 75 s).\n"
+            "private and public, AES-GCM at a few sizes, P-256 and P-384 sign, verify,\n"
+            "ECDH and keygen, X25519 derive and keygen, and RSA-2048 private and\n"
+            "X25519 derive through the lane manager at K = 1, 2, 8, 64 (about two\n"
+            "minutes).\n"
             "\n"
             "  --seconds S        time per measurement (default 0.4)\n"
             "  --reps N           measurements per value (default 3); the median is\n"
@@ -1073,7 +986,7 @@ static void usage(FILE *f)
             "                     show totals and a scaling table compares them with\n"
             "                     one thread alone (default 1: one thread, pinned to\n"
             "                     the first allowed CPU)\n"
-            "  --keys N           RSA keys per size, 1..8 (default 1, the common TLS\n"
+            "  --keys N           RSA and EC keys per size, 1..8 (default 1, the common TLS\n"
             "                     server); request i uses key i mod N, so 8 keys give\n"
             "                     every lane of a batch its own key. OpenSSL generates\n"
             "                     them at start.\n"
@@ -1082,7 +995,7 @@ static void usage(FILE *f)
             "                     checked against OpenSSL, whatever the peers.\n"
             "  --concurrency [K,...]\n"
             "                     instead of throughput tables: for each selected RSA\n"
-            "                     or X25519 case and operation (default\n"
+            "                     EC or X25519 case and operation (default\n"
             "                     rsa2048/private) keep K\n"
             "                     requests in flight through one manager per thread\n"
             "                     (closed loop: submit until K are in flight, collect\n"
@@ -1106,6 +1019,14 @@ static void usage(FILE *f)
             "all lanes full, fault check included) and of OpenSSL's raw EVP_PKEY_decrypt\n"
             "/ encrypt, one per call. Private requests are PKCS#1 v1.5 SHA-256 signature\n"
             "encodings, public requests the signatures.\n"
+            "EC (p256, p384): operations/s of 8-lane calls (mbc_ecdsa_sign_mb8 with\n"
+            "random nonces, mbc_ecdsa_verify_mb8, mbc_ecdh_mb8, mbc_ec_keygen_mb8) and\n"
+            "of OpenSSL's EVP_PKEY_sign / verify of a digest, EVP_PKEY_derive and\n"
+            "EVP_PKEY_keygen. Signatures and key pairs (no known answer) are checked\n"
+            "right after each timed window, outside its time.\n"
+            "X25519: derives (a shared secret from a private scalar and a peer's public\n"
+            "key, mbc_x25519_mb8) and key pairs (mbc_x25519_keygen_mb8) per second,\n"
+            "next to OpenSSL's EVP_PKEY_derive and EVP_PKEY_keygen.\n"
             "AES-GCM: MB/s of one-shot seal (encrypt) and open with tag check (decrypt),\n"
             "12-byte IV, no AAD, 16-byte tag, by message size.\n"
             "Every result is checked against OpenSSL's; a case that fails is aborted and\n"
@@ -1234,7 +1155,7 @@ static void select_cases(unsigned *sel, const char *arg)
 {
     char name[64];
     snprintf(name, sizeof(name), "%s", arg);
-    unsigned ops = ALL_OPS;
+    unsigned ops = ~0u;
     char *slash = strchr(name, '/');
     if (slash != NULL) {
         *slash = '\0';
@@ -1245,23 +1166,28 @@ static void select_cases(unsigned *sel, const char *arg)
         const case_def *cd = &cases[i];
         int match = strcmp(name, cd->name) == 0 || strcmp(name, "all") == 0 ||
                     (strcmp(name, "default") == 0 && cd->in_default) ||
-                    (strcmp(name, "rsa") == 0 && cd->fam == FAM_RSA) ||
-                    (strcmp(name, "gcm") == 0 && cd->fam == FAM_GCM) ||
+                    strcmp(name, fams[cd->fam].group) == 0 ||
                     (cd->fam == FAM_GCM && strncmp(name, cd->name, strlen(name)) == 0 &&
                      strlen(name) == 9 && strncmp(name, "aes", 3) == 0);
         if (!match) {
             continue;
         }
-        unsigned o = ops;
+        const fam_def *fd = &fams[cd->fam];
+        unsigned o = ops & fam_all(cd->fam);
         if (slash != NULL) {
-            for (unsigned op = 0; op < 2; op++) {
-                if (strcmp(slash + 1, fam_ops[cd->fam][op]) == 0) {
+            for (unsigned op = 0; op < fd->num_ops; op++) {
+                if (strcmp(slash + 1, fd->ops[op]) == 0) {
                     o = 1u << op;
                 }
             }
             if (o == 0) {
-                usage_error("'%s': %s has the operations %s and %s", arg, cd->name,
-                            fam_ops[cd->fam][0], fam_ops[cd->fam][1]);
+                char list[96] = "";
+                for (unsigned op = 0; op < fd->num_ops; op++) {
+                    const char *sep = op == 0 ? "" : op + 1 == fd->num_ops ? " and " : ", ";
+                    strncat(list, sep, sizeof(list) - strlen(list) - 1);
+                    strncat(list, fd->ops[op], sizeof(list) - strlen(list) - 1);
+                }
+                usage_error("'%s': %s has the operations %s", arg, cd->name, list);
             }
         }
         sel[i] |= o;
@@ -1353,17 +1279,13 @@ static void parse_args(int argc, char **argv)
             usage_error("unknown option '%s'", a);
         }
     }
-    size_t x25519 = 0;
-    while (cases[x25519].fam != FAM_X25519) {
-        x25519++;
-    }
     const size_t rsa2048 = 0;
     if (g_concurrency) {
-        int any_rsa = 0;
+        int any_pk = 0;
         for (size_t i = 0; i < NUM_CASES; i++) {
-            if (cases[i].fam != FAM_GCM) {
+            if (fams[cases[i].fam].case_new != NULL) {
                 g_conc_sel[i] = sel[i];
-                any_rsa |= sel[i] != 0;
+                any_pk |= sel[i] != 0;
             } else if (sel[i] != 0) {
                 fprintf(stderr,
                         "mbc_bench: --concurrency: %s has no manager class yet; "
@@ -1373,16 +1295,20 @@ static void parse_args(int argc, char **argv)
         }
         if (!any_case) {
             g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
-        } else if (!any_rsa) {
-            usage_error("--concurrency needs an RSA or X25519 case");
+        } else if (!any_pk) {
+            usage_error("--concurrency needs an RSA, EC or X25519 case");
         }
     } else if (!any_case) {
         g_default_suite = 1;
         for (size_t i = 0; i < NUM_CASES; i++) {
-            g_sel[i] = cases[i].in_default ? ALL_OPS : 0;
+            g_sel[i] = cases[i].in_default ? fam_all(cases[i].fam) : 0;
         }
         g_conc_sel[rsa2048] = 1u << RSA_OP_PRIVATE;
-        g_conc_sel[x25519] = 1u << X25519_OP_DERIVE;
+        for (size_t i = 0; i < NUM_CASES; i++) {
+            if (cases[i].fam == FAM_X25519) {
+                g_conc_sel[i] = 1u << X25519_OP_DERIVE;
+            }
+        }
         set_k(default_suite_k, sizeof(default_suite_k) / sizeof(default_suite_k[0]));
     } else {
         memcpy(g_sel, sel, sizeof(sel));
@@ -1403,6 +1329,7 @@ static int apply_impl(const impl_choice *ic)
     if (ic->alg == -1) {
         return strcmp(mbc_impl_name(MBC_ALG_RSA), ic->name) == 0 &&
                        strcmp(mbc_impl_name(MBC_ALG_GCM), ic->name) == 0 &&
+                       strcmp(mbc_impl_name(MBC_ALG_EC), ic->name) == 0 &&
                        strcmp(mbc_impl_name(MBC_ALG_X25519), ic->name) == 0
                    ? 0
                    : -1;
@@ -1419,7 +1346,7 @@ static size_t count_items(void)
     size_t n = 0;
     const size_t ossl = peer(PEER_OPENSSL) ? 1 : 0, imb = peer(PEER_IPSEC_MB) ? 1 : 0;
     for (size_t i = 0; i < NUM_CASES; i++) {
-        for (unsigned op = 0; op < 2; op++) {
+        for (unsigned op = 0; op < fams[cases[i].fam].num_ops; op++) {
             if (g_sel[i] & (1u << op)) {
                 n += 1 + ossl + (cases[i].fam == FAM_GCM ? imb : 0);
             }
@@ -1441,6 +1368,8 @@ static void print_header(void)
     for (unsigned t = 0; t < used && at < sizeof(cpus) - 8; t++) {
         at += (size_t)snprintf(cpus + at, sizeof(cpus) - at, "%s%d", t ? "," : "", bench_cpu(t));
     }
+    bench_cpu_id cpu;
+    bench_cpu_identify(&cpu);
     if (g_opts.json) {
         json_obj_begin(NULL);
         json_str("tool", "mbc_bench");
@@ -1450,6 +1379,13 @@ static void print_header(void)
         char buf[32];
         snprintf(buf, sizeof(buf), "0x%" PRIx64, mbc_cpu_features());
         json_str("cpu_features", buf);
+        json_obj_begin("cpu");
+        json_str("vendor", cpu.vendor);
+        json_int("family", cpu.family);
+        json_int("model", cpu.model);
+        json_int("stepping", cpu.stepping);
+        json_str("brand", cpu.brand);
+        json_obj_end();
         json_str("cpu_mask_env", mask);
         json_obj_begin("settings");
         json_num("seconds", g_opts.seconds);
@@ -1484,6 +1420,8 @@ static void print_header(void)
     printf("mbc_bench: mbcrypto %s, CPU features 0x%" PRIx64 "%s%s%s\n", mbc_version_string(),
            mbc_cpu_features(), mask != NULL ? " (MBCRYPTO_CPU_MASK=" : "", mask != NULL ? mask : "",
            mask != NULL ? ")" : "");
+    printf("CPU: %s, %s family %u model %u stepping %u\n", cpu.brand[0] ? cpu.brand : "?",
+           cpu.vendor, cpu.family, cpu.model, cpu.stepping);
     printf("peers: %s (libcrypto, one operation per call)%s%s%s\n",
            OpenSSL_version(OPENSSL_VERSION), peer(PEER_IPSEC_MB) ? "; " : "",
            peer(PEER_IPSEC_MB) ? imb : "", peer(PEER_IPSEC_MB) ? " for AES-GCM" : "");
@@ -1539,16 +1477,18 @@ int main(int argc, char **argv)
             json_str("impl", g_passes[p]->name);
             json_str("rsa_impl", mbc_impl_name(MBC_ALG_RSA));
             json_str("gcm_impl", mbc_impl_name(MBC_ALG_GCM));
+            json_str("ec_impl", mbc_impl_name(MBC_ALG_EC));
             json_str("x25519_impl", mbc_impl_name(MBC_ALG_X25519));
             json_arr_begin("results");
         } else {
-            printf("\n== --impl %s: RSA %s, AES-GCM %s, X25519 %s\n", g_passes[p]->name,
+            printf("\n== --impl %s: RSA %s, AES-GCM %s, EC %s, X25519 %s\n", g_passes[p]->name,
                    mbc_impl_name(MBC_ALG_RSA), mbc_impl_name(MBC_ALG_GCM),
-                   mbc_impl_name(MBC_ALG_X25519));
+                   mbc_impl_name(MBC_ALG_EC), mbc_impl_name(MBC_ALG_X25519));
         }
-        rsa_section();
+        pk_section(FAM_RSA);
         gcm_section();
-        x25519_section();
+        pk_section(FAM_EC);
+        pk_section(FAM_X25519);
         conc_section();
         if (g_opts.json) {
             json_arr_end();
@@ -1581,5 +1521,6 @@ int main(int argc, char **argv)
                 g_failures > 1 ? "s" : "");
     }
     rsa_material_free_all();
+    ec_material_free_all();
     return g_failures != 0 ? 1 : 0;
 }

@@ -18,6 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include <openssl/err.h>
+
 #include "bench.h"
 
 static int g_cpus[CPU_SETSIZE];
@@ -42,6 +48,13 @@ int bench_fail(const char *fmt, ...)
 }
 
 /* xcalloc: calloc or exit (the bench cannot go on without memory). */
+int bench_ossl_fail(const char *what)
+{
+    bench_fail("OpenSSL: %s", what);
+    ERR_print_errors_fp(stderr);
+    return -1;
+}
+
 static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
@@ -97,6 +110,43 @@ unsigned bench_num_cpus(void)
     return g_num_cpus;
 }
 
+void bench_cpu_identify(bench_cpu_id *id)
+{
+    memset(id, 0, sizeof(*id));
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(id->vendor, &b, 4);
+        memcpy(id->vendor + 4, &d, 4);
+        memcpy(id->vendor + 8, &c, 4);
+    }
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        const unsigned base = (a >> 8) & 0xF, ext_model = (a >> 16) & 0xF;
+        id->family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
+        id->model = base == 0x6 || base == 0xF ? (ext_model << 4) | ((a >> 4) & 0xF)
+                                               : (a >> 4) & 0xF;
+        id->stepping = a & 0xF;
+    }
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
+        for (unsigned i = 0; i < 3; i++) {
+            unsigned r[4];
+            __get_cpuid(0x80000002u + i, &r[0], &r[1], &r[2], &r[3]);
+            memcpy(id->brand + 16 * i, r, 16);
+        }
+        /* brand strings are padded with spaces at either end */
+        size_t n = strlen(id->brand);
+        while (n > 0 && id->brand[n - 1] == ' ') {
+            id->brand[--n] = '\0';
+        }
+        size_t lead = strspn(id->brand, " ");
+        memmove(id->brand, id->brand + lead, n - lead + 1);
+    }
+#endif
+    if (id->vendor[0] == '\0') {
+        strcpy(id->vendor, "unknown");
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* One measurement on n threads                                              */
 /* ------------------------------------------------------------------------ */
@@ -127,7 +177,8 @@ static void *worker_main(void *p)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     w->rc = w->item->fn(w->ts, w->item->arg, w->seconds, w->out);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-    w->out->cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+    w->out->cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9 -
+                  w->out->cpu_untimed;
     return NULL;
 }
 
@@ -142,6 +193,7 @@ static int run_threads(const bench_item *item, unsigned n, double seconds, run_o
         out[t].ops = 0;
         out[t].elapsed = 0;
         out[t].cpu = 0;
+        out[t].cpu_untimed = 0;
         out[t].num_lat = 0;
         out[t].want_lat = item->latency;
         w[t] = (struct worker){item, item->ts[t], seconds, &out[t], &barrier, bench_cpu(t), 0};

@@ -72,7 +72,11 @@ typedef enum mbc_err {
     MBC_ERR_KEY_SAME_PRIMES = 20, /* p == q */
     MBC_ERR_KEY_QINV = 21,      /* q * qinv != 1 mod p (e.g. p and q swapped, old qinv kept) */
     MBC_ERR_KEY_DP = 22,        /* e * dp != 1 mod (p - 1): dp, or e, does not belong to p */
-    MBC_ERR_KEY_DQ = 23         /* e * dq != 1 mod (q - 1): dq, or e, does not belong to q */
+    MBC_ERR_KEY_DQ = 23,        /* e * dq != 1 mod (q - 1): dq, or e, does not belong to q */
+    MBC_ERR_NOT_ON_CURVE = 24,  /* (EC) the point does not satisfy the curve equation */
+    MBC_ERR_POINT_FORMAT = 25,  /* (EC) wrong encoded length, or not 04 (uncompressed) first */
+    MBC_ERR_POINT_RANGE = 26,   /* (EC) a coordinate is >= p */
+    MBC_ERR_INFINITY = 27       /* (EC) the point at infinity (the one-byte encoding 00) */
 } mbc_err;
 
 /* mbc_err_str: a static, human-readable name for err ("MBC_ERR_KEY_MISMATCH"). */
@@ -169,12 +173,13 @@ MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed);
 typedef enum mbc_alg {
     MBC_ALG_RSA = 0,
     MBC_ALG_GCM = 1,
+    MBC_ALG_EC = 2,
     MBC_ALG_X25519 = 3
 } mbc_alg;
 
 /*
  * mbc_impl_name: the name of the implementation currently selected for alg:
- * for MBC_ALG_RSA and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
+ * for MBC_ALG_RSA, MBC_ALG_EC and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
  * (portable); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni"
  * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
  */
@@ -189,7 +194,8 @@ MBC_API const char *mbc_impl_name(mbc_alg alg);
  * be shared by any number of threads and calls; they are immutable after
  * creation. Supported moduli: exactly 2048, 3072 or 4096 bits.
  *
- * Every key object of the library (RSA private, RSA public, AES-GCM, ...)
+ * Every key object of the library (RSA private, RSA public, AES-GCM, EC
+ * private, EC public)
  * starts with a type tag that each call checks before it reads anything
  * else: a key object of another type where one type is expected (a public
  * key for a private one, a GCM key for an RSA key, an RSA key in a GCM call,
@@ -341,6 +347,230 @@ MBC_API mbc_err mbc_rsa_pkcs1_v15_sign_encode(uint8_t *em, size_t em_len, mbc_ha
 MBC_API mbc_err mbc_rsa_pkcs1_v15_verify_encoded(const uint8_t *em, size_t em_len,
                                                  mbc_hash hash, const uint8_t *digest,
                                                  size_t digest_len);
+
+/* ------------------------------------------------------------------------ */
+/* NIST P-256 and P-384: ECDSA, ECDH, key generation                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Curves y^2 = x^3 - 3x + b of prime order n (FIPS 186-5, SEC 2): P-256
+ * (secp256r1) and P-384 (secp384r1). Scalars and coordinates cross the API
+ * as fixed-length big-endian byte strings (mbc_ec_scalar_len bytes, leading
+ * zeros included); points as the uncompressed encoding 04 || X || Y
+ * (mbc_ec_point_len bytes); signatures as r || s (mbc_ec_sig_len bytes).
+ *
+ * Every operation on a secret (d, the nonce k, the shared point) runs in
+ * constant time: fixed signed windows over the full scalar length, full
+ * masked table scans, complete point formulas (no exceptional case), no
+ * branch or address that depends on a secret. Every signature, shared
+ * secret and generated key is released only after the point it came from
+ * was checked to be on the curve (MBC_LANE_FAULT / MBC_ERR_FAULT
+ * otherwise, output zeroed). The first call on a curve builds its
+ * fixed-base table (static memory: 70 KiB for P-256, 160 KiB for P-384; a
+ * few milliseconds).
+ */
+typedef enum mbc_curve { MBC_CURVE_P256 = 1, MBC_CURVE_P384 = 2 } mbc_curve;
+
+/* mbc_ec_scalar_len: bytes of a scalar, a coordinate or an ECDH secret of
+ * curve: 32 (P-256), 48 (P-384); 0 for an unknown curve. */
+MBC_API size_t mbc_ec_scalar_len(mbc_curve curve);
+
+/* mbc_ec_point_len: bytes of an uncompressed point 04 || X || Y: 65, 97;
+ * 0 for an unknown curve. */
+MBC_API size_t mbc_ec_point_len(mbc_curve curve);
+
+/* mbc_ec_sig_len: bytes of a signature r || s (each scalar_len bytes,
+ * big-endian, fixed length): 64, 96; 0 for an unknown curve. */
+MBC_API size_t mbc_ec_sig_len(mbc_curve curve);
+
+/*
+ * Key objects are built once and may be shared by any number of threads and
+ * calls; they are immutable after creation and wiped when freed.
+ */
+typedef struct mbc_ec_priv_key mbc_ec_priv_key;
+typedef struct mbc_ec_pub_key mbc_ec_pub_key;
+
+/*
+ * mbc_ec_priv_key_new: a private key of curve with the scalar d (big-endian,
+ * d_len bytes, leading zeros allowed) in *key; its public point Q = d G is
+ * computed here (and checked on the curve). Errors: MBC_ERR_NULL_PARAM (key
+ * or d NULL), MBC_ERR_BAD_PARAM (unknown curve), MBC_ERR_KEY_RANGE (d == 0
+ * or d >= n), MBC_ERR_FAULT (Q failed its check), MBC_ERR_NO_MEMORY; *key is
+ * then NULL. Constant time in d (only the range verdict is revealed); d is
+ * not retained. Free with mbc_ec_priv_key_free().
+ */
+MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                    size_t d_len);
+
+/*
+ * mbc_ec_priv_key_generate: a new private key of curve in *key, d uniform in
+ * [1, n-1] from the OS generator (getrandom; rejection sampling, no modulo
+ * bias). Errors as mbc_ec_priv_key_new, and MBC_ERR_UNSUPPORTED when the OS
+ * gives no randomness.
+ */
+MBC_API mbc_err mbc_ec_priv_key_generate(mbc_ec_priv_key **key, mbc_curve curve);
+
+/* mbc_ec_priv_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
+MBC_API void mbc_ec_priv_key_free(mbc_ec_priv_key *key);
+
+/* mbc_ec_priv_key_curve: the curve of key; 0 for NULL or a pointer that is
+ * not a private EC key. */
+MBC_API mbc_curve mbc_ec_priv_key_curve(const mbc_ec_priv_key *key);
+
+/*
+ * mbc_ec_priv_key_public: writes the key's public point Q as 04 || X || Y,
+ * mbc_ec_point_len bytes, to point (point_len bytes, at least that many).
+ * Errors: MBC_ERR_NULL_PARAM, MBC_ERR_BAD_PARAM (point_len too short, or key
+ * not a private EC key); nothing is written then.
+ */
+MBC_API mbc_err mbc_ec_priv_key_public(const mbc_ec_priv_key *key, uint8_t *point,
+                                       size_t point_len);
+
+/*
+ * mbc_ec_pub_key_new: a public key of curve from the uncompressed point
+ * (point_len bytes) in *key, validated: MBC_ERR_INFINITY (the one byte 00),
+ * MBC_ERR_POINT_FORMAT (point_len not mbc_ec_point_len, or a first byte
+ * other than 04: compressed points are not supported), MBC_ERR_POINT_RANGE
+ * (X or Y >= p), MBC_ERR_NOT_ON_CURVE; also MBC_ERR_NULL_PARAM,
+ * MBC_ERR_BAD_PARAM (unknown curve), MBC_ERR_NO_MEMORY. *key is NULL on
+ * error. Free with mbc_ec_pub_key_free().
+ */
+MBC_API mbc_err mbc_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const uint8_t *point,
+                                   size_t point_len);
+
+/* mbc_ec_pub_key_free: wipes and frees key. NULL is allowed; a key object
+ * of another type is left alone. */
+MBC_API void mbc_ec_pub_key_free(mbc_ec_pub_key *key);
+
+/* mbc_ec_pub_key_curve: the curve of key; 0 for NULL or a pointer that is
+ * not a public EC key. */
+MBC_API mbc_curve mbc_ec_pub_key_curve(const mbc_ec_pub_key *key);
+
+/*
+ * mbc_ecdsa_sign_mb8: the ECDSA signature r || s (sig_len bytes) of
+ * digest[i] (digest_len[i] bytes, any length, 0 allowed) with key[i] into
+ * sig[i], for every lane i in lane_mask; keys may differ from lane to lane,
+ * all of curve. The caller hashes the message. The digest is used as FIPS
+ * 186-5 says: z is its leftmost min(8 digest_len, bitlen(n)) bits, reduced
+ * mod n only inside s = k^-1 (z + r d) mod n. Each lane's nonce k is drawn
+ * from the OS (getrandom), uniform in [1, n-1] by rejection sampling; a
+ * lane whose r or s came out 0 draws again. Per-lane codes:
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  sig, digest, digest_len or key array NULL;
+ *                        sig[i] or key[i] NULL; digest[i] NULL with
+ *                        digest_len[i] != 0
+ *   MBC_LANE_BAD_PARAM   key[i] of another curve (or not a private EC
+ *                        key); unknown curve or lane_mask above 0xFF
+ *                        (then every lane)
+ *   MBC_LANE_FAULT       R = k G failed its on-curve check
+ *   MBC_LANE_UNSUPPORTED the OS gave no randomness: no nonce drawn (never
+ *                        a weak one)
+ *   MBC_LANE_NO_MEMORY   scratch could not be allocated
+ * An active lane that is not OK gets its sig_len-byte sig[i] zeroed (when
+ * non-NULL), except when the call itself is malformed (unknown curve,
+ * lane_mask above 0xFF): then nothing is written. Constant time with
+ * respect to d and k.
+ */
+MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
+                                      const uint8_t *const digest[MBC_LANES],
+                                      const size_t digest_len[MBC_LANES],
+                                      const mbc_ec_priv_key *const key[MBC_LANES],
+                                      mbc_curve curve, unsigned lane_mask);
+
+/*
+ * mbc_ecdsa_sign_k_mb8: as mbc_ecdsa_sign_mb8 with the caller's nonce k[i]
+ * (scalar_len bytes, big-endian, 1 <= k < n) in each lane, for known-answer
+ * tests and callers with their own nonce scheme (e.g. RFC 6979). k must be
+ * secret, unpredictable and never used twice: two signatures with the same
+ * k (under one key) give away d by a subtraction and a division, and a k
+ * that is only partly unpredictable (a few biased or known bits over many
+ * signatures) gives it away by lattice reduction. A NULL k array or k[i]
+ * is MBC_LANE_NULL_PARAM; k[i] == 0 or >= n, or a k[i] that makes r or s
+ * zero, is MBC_LANE_BAD_PARAM. Other codes as mbc_ecdsa_sign_mb8 (never
+ * MBC_LANE_UNSUPPORTED).
+ */
+MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
+                                        const uint8_t *const digest[MBC_LANES],
+                                        const size_t digest_len[MBC_LANES],
+                                        const mbc_ec_priv_key *const key[MBC_LANES],
+                                        const uint8_t *const k[MBC_LANES], mbc_curve curve,
+                                        unsigned lane_mask);
+
+/*
+ * mbc_ecdsa_verify_mb8: checks, for every lane i in lane_mask, that sig[i]
+ * (r || s, sig_len bytes) is a valid signature of digest[i] (digest_len[i]
+ * bytes, truncated as for signing) under key[i] (public keys of curve). OK
+ * means valid. Codes: MBC_LANE_SIG_INVALID (r or s outside [1, n-1], or
+ * the equation fails), MBC_LANE_NULL_PARAM (as signing, with sig for the
+ * signature), MBC_LANE_BAD_PARAM (key of another curve, unknown curve,
+ * lane_mask above 0xFF), MBC_LANE_EMPTY, MBC_LANE_NO_MEMORY. Nothing is
+ * written. Handles only public data and is not required to run in constant
+ * time (today it shares the constant-time kernels).
+ */
+MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
+                                        const uint8_t *const digest[MBC_LANES],
+                                        const size_t digest_len[MBC_LANES],
+                                        const mbc_ec_pub_key *const key[MBC_LANES],
+                                        mbc_curve curve, unsigned lane_mask);
+
+/*
+ * mbc_ecdh_mb8: the shared secret x(d Q) (scalar_len bytes, big-endian) of
+ * key[i]'s d and the peer point peer[i] (point_len bytes, 04 || X || Y)
+ * into secret[i], for every lane i in lane_mask. Each peer point is
+ * validated in its lane: MBC_LANE_BAD_PARAM for a first byte other than 04
+ * or a coordinate >= p, MBC_LANE_NOT_ON_CURVE off the curve (no secret is
+ * computed from it). Other codes: MBC_LANE_NULL_PARAM (an array or
+ * secret[i], peer[i], key[i] NULL), MBC_LANE_BAD_PARAM (key of another
+ * curve, unknown curve, lane_mask above 0xFF), MBC_LANE_FAULT (the shared
+ * point failed its on-curve check; the point at infinity fails it),
+ * MBC_LANE_EMPTY, MBC_LANE_NO_MEMORY. Failed lanes get secret[i] zeroed as
+ * for signing. Constant time with respect to d and the peer point (only
+ * the validity verdicts are revealed).
+ */
+MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
+                                const uint8_t *const peer[MBC_LANES],
+                                const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
+                                unsigned lane_mask);
+
+/*
+ * mbc_ec_keygen_mb8: a fresh key pair per lane i in lane_mask: d[i] gets d
+ * (scalar_len bytes, uniform in [1, n-1] from the OS, as
+ * mbc_ec_priv_key_generate) and point[i] its public point 04 || X || Y
+ * (point_len bytes); mbc_ec_priv_key_new(d[i]) rebuilds the key. Codes:
+ * MBC_LANE_NULL_PARAM (an array, d[i] or point[i] NULL),
+ * MBC_LANE_BAD_PARAM (unknown curve or lane_mask above 0xFF: nothing
+ * written), MBC_LANE_FAULT (the point failed its on-curve check),
+ * MBC_LANE_UNSUPPORTED (no OS randomness), MBC_LANE_EMPTY,
+ * MBC_LANE_NO_MEMORY; failed lanes get both outputs zeroed. Constant time
+ * with respect to d.
+ */
+MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],
+                                     mbc_curve curve, unsigned lane_mask);
+
+/*
+ * Single requests: the same operations for one request, on the curve of
+ * the key (mbc_ec_keygen: of curve), with the lengths above. Returns
+ * MBC_OK or the mbc_err of the lane code (MBC_ERR_NULL_PARAM,
+ * MBC_ERR_BAD_PARAM, MBC_ERR_SIG_INVALID, MBC_ERR_NOT_ON_CURVE,
+ * MBC_ERR_FAULT, MBC_ERR_UNSUPPORTED, MBC_ERR_NO_MEMORY); a key that is not
+ * an EC key of the right type is MBC_ERR_BAD_PARAM (nothing written).
+ * mbc_ecdh validates the peer point (peer_len bytes) as mbc_ec_pub_key_new
+ * does: MBC_ERR_INFINITY, MBC_ERR_POINT_FORMAT, MBC_ERR_POINT_RANGE,
+ * MBC_ERR_NOT_ON_CURVE. Failed requests get their outputs zeroed.
+ * mbc_ecdsa_sign_k takes the caller's nonce as mbc_ecdsa_sign_k_mb8 does
+ * (MBC_ERR_BAD_PARAM for a k out of range); k NULL draws one, as
+ * mbc_ecdsa_sign.
+ */
+MBC_API mbc_err mbc_ecdsa_sign(uint8_t *sig, const uint8_t *digest, size_t digest_len,
+                               const mbc_ec_priv_key *key);
+MBC_API mbc_err mbc_ecdsa_sign_k(uint8_t *sig, const uint8_t *digest, size_t digest_len,
+                                 const mbc_ec_priv_key *key, const uint8_t *k);
+MBC_API mbc_err mbc_ecdsa_verify(const uint8_t *sig, const uint8_t *digest, size_t digest_len,
+                                 const mbc_ec_pub_key *key);
+MBC_API mbc_err mbc_ecdh(uint8_t *secret, const uint8_t *peer, size_t peer_len,
+                         const mbc_ec_priv_key *key);
+MBC_API mbc_err mbc_ec_keygen(uint8_t *d, uint8_t *point, mbc_curve curve);
 
 /* ------------------------------------------------------------------------ */
 /* AES-GCM                                                                   */
@@ -566,10 +796,10 @@ MBC_API mbc_err mbc_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_
  * batches and runs the class's kernel on the caller's thread: at once when
  * the class has a full batch, on mbc_mgr_flush(), or on mbc_mgr_poll() once
  * the oldest job of a partial batch has waited max_wait_us. A full batch is
- * 8 jobs for RSA public, X25519 derive and X25519 keygen, and 4 for RSA
- * private (4 requests already fill all 8 lanes: each one's two CRT halves
- * run side by side). A lone job runs on the library's fastest
- * single-request path.
+ * 8 jobs for RSA public, every EC operation, X25519 derive and X25519
+ * keygen, and 4 for RSA private (4 requests already fill all 8 lanes: each
+ * one's two CRT halves run side by side). A lone job runs on the library's
+ * fastest single-request path.
  *
  * Threads: a manager belongs to one thread at a time (no locks inside); use
  * one manager per thread. Key objects may be shared by any number of
@@ -595,6 +825,23 @@ typedef enum mbc_job_op {
     /* out = in^e mod n (mbc_rsa_public). key: const mbc_rsa_pub_key *;
      * in_len == bits/8; out_len >= bits/8. */
     MBC_OP_RSA_PUBLIC = 2,
+    /* out = the ECDSA signature r || s of the digest in (mbc_ecdsa_sign,
+     * random nonce). key: const mbc_ec_priv_key *; in_len <= 64 (any digest
+     * length up to SHA-512's, 0 included); out_len >= sig_len. */
+    MBC_OP_ECDSA_SIGN = 3,
+    /* checks the signature in2 (r || s, in2_len == sig_len) of the digest
+     * in (in_len <= 64) under key (const mbc_ec_pub_key *)
+     * (mbc_ecdsa_verify): status MBC_OK (valid) or MBC_ERR_SIG_INVALID. No
+     * output (out may be NULL). */
+    MBC_OP_ECDSA_VERIFY = 4,
+    /* out = x(d Q) (mbc_ecdh) for the peer point in (04 || X || Y, in_len
+     * == point_len). key: const mbc_ec_priv_key *; out_len >= scalar_len. */
+    MBC_OP_ECDH = 5,
+    /* a new key pair on P-256 (P-384) (mbc_ec_keygen): out = d (out_len >=
+     * scalar_len), out2 = its point 04 || X || Y (out2_len >= point_len).
+     * No key, no input. */
+    MBC_OP_EC_KEYGEN_P256 = 6,
+    MBC_OP_EC_KEYGEN_P384 = 7,
     /* out = X25519(in, in2), a shared secret (mbc_x25519). No key (key is
      * ignored). in: the private scalar, in_len == 32; in2: the peer's
      * public u, in2_len == 32; out_len >= 32. A low-order peer point
@@ -678,13 +925,16 @@ MBC_API void mbc_mgr_free(mbc_mgr *mgr);
  * any other) with its error and blocks nothing: MBC_ERR_NULL_PARAM for a
  * NULL key (ops with a key) or a NULL buffer the op uses; MBC_ERR_BAD_PARAM
  * for an unknown op, a key that is not a valid key object of op's type or
- * of an unsupported size, an input length other than the op's (in_len ==
- * bits/8 for RSA, in_len == in2_len == 32 for X25519 derive) or an output
- * shorter than the op's (out_len >= bits/8; 32 for X25519). Errors found
- * when the job runs (input >= n: MBC_ERR_BAD_PARAM; MBC_ERR_FAULT;
- * MBC_ERR_NO_MEMORY; MBC_ERR_LOW_ORDER; MBC_ERR_BAD_PARAM for an X25519
- * keygen whose out equals out2; MBC_ERR_UNSUPPORTED when the OS gives no
- * randomness) are its alone: the other jobs of its batch are unaffected. When the class fills its
+ * of an unsupported size or curve, an input length other than the op's
+ * (see mbc_job_op: in_len == bits/8 for RSA, a digest longer than 64 bytes,
+ * a signature or point of another length, in_len == in2_len == 32 for
+ * X25519 derive) or an output shorter than the op's (out_len >= bits/8; 32
+ * for X25519). Errors found when the job runs (input >= n:
+ * MBC_ERR_BAD_PARAM; a peer point off the curve: MBC_ERR_NOT_ON_CURVE;
+ * MBC_ERR_SIG_INVALID; MBC_ERR_FAULT; MBC_ERR_NO_MEMORY; MBC_ERR_LOW_ORDER;
+ * MBC_ERR_BAD_PARAM for an X25519 keygen whose out equals out2;
+ * MBC_ERR_UNSUPPORTED when the OS gives no randomness) are its alone: the
+ * other jobs of its batch are unaffected. When the class fills its
  * 8 lanes, the batch runs before submit returns. With MBC_MGR_SYNC the job
  * runs before submit returns. Returns MBC_OK when the job was accepted (it is
  * now pending or completed), MBC_ERR_NULL_PARAM for a NULL mgr or job (nothing

@@ -9,6 +9,7 @@ void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
 {
     t->rsa = mbc_rsa_impl_for(features);
     t->gcm = mbc_gcm_impl_for(features);
+    t->ec = mbc_ec_impl_for(features);
     t->x25519 = mbc_x25519_impl_for(features);
 }
 
@@ -46,7 +47,8 @@ uint64_t mbc_cpu_parse_mask(const char *s, int *malformed)
 }
 
 /* Portable until the first use fills it. */
-static struct mbc_dispatch g_table = {&mbc_rsa_impl_c, &mbc_gcm_impl_c, &mbc_x25519_impl_c};
+static struct mbc_dispatch g_table = {&mbc_rsa_impl_c, &mbc_gcm_impl_c, &mbc_ec_impl_c,
+                                         &mbc_x25519_impl_c};
 static uint64_t g_detected;
 static uint64_t g_env_mask = ~0ull;
 static uint64_t g_features;
@@ -100,6 +102,11 @@ static const char *gcm_name(const struct mbc_dispatch *t)
     return t->gcm->name;
 }
 
+static const char *ec_name(const struct mbc_dispatch *t)
+{
+    return t->ec->name;
+}
+
 static const char *x25519_name(const struct mbc_dispatch *t)
 {
     return t->x25519->name;
@@ -108,6 +115,7 @@ static const char *x25519_name(const struct mbc_dispatch *t)
 static const char *(*const family_name[])(const struct mbc_dispatch *t) = {
     [MBC_ALG_RSA] = rsa_name,
     [MBC_ALG_GCM] = gcm_name,
+    [MBC_ALG_EC] = ec_name,
     [MBC_ALG_X25519] = x25519_name,
 };
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "ec/ec_kern.h"
 #include "rsa/rsa_kern.h"
 #include "gcm/gcm_internal.h"
 #include "x25519/x25519_kern.h"
@@ -22,6 +23,7 @@
 struct mbc_dispatch {
     const struct mbc_rsa_impl *rsa; /* "ifma" or "c" */
     const struct mbc_gcm_impl *gcm; /* "vaes512", "aesni" or "c" */
+    const struct mbc_ec_impl *ec;   /* "ifma" or "c" */
     const struct mbc_x25519_impl *x25519; /* "ifma" or "c" */
 };
 

@@ -34,6 +34,8 @@ enum mbc_key_magic {
     MBC_KEY_RSA_PUB = 0x52534150u,  /* "RSAP": struct mbc_rsa_pub_key */
     MBC_KEY_RSA_PRIV = 0x52534153u, /* "RSAS": struct mbc_rsa_priv_key */
     MBC_KEY_GCM = 0x47434d4bu,      /* "GCMK": struct mbc_gcm_key */
+    MBC_KEY_EC_PUB = 0x45434350u,   /* "ECCP": struct mbc_ec_pub_key */
+    MBC_KEY_EC_PRIV = 0x45434353u,  /* "ECCS": struct mbc_ec_priv_key */
 };
 
 /* mbc_key_info: the info of key's tag when key is a key object of type
@@ -63,14 +65,16 @@ void mbc_memzero(void *p, size_t len);
  * depends on len only. */
 int mbc_ct_memeq(const void *a, const void *b, size_t len);
 
+/* mbc_random_bytes: fills len bytes at buf from the OS random generator
+ * (getrandom, retried on EINTR and short reads). MBC_OK, or
+ * MBC_ERR_UNSUPPORTED when the OS gives no randomness (buf is then zeroed:
+ * never a weak value). Under MemorySanitizer the bytes are marked secret
+ * (mbc_classify), so the constant-time check follows them. */
+mbc_err mbc_random_bytes(void *buf, size_t len);
+
 /* mbc_aligned_alloc: 64-byte aligned, zeroed allocation of len bytes (NULL on
  * failure). mbc_aligned_free wipes len bytes and frees. */
 void *mbc_aligned_alloc(size_t len);
 void mbc_aligned_free(void *p, size_t len);
-
-/* mbc_random_bytes: len bytes of randomness from the operating system
- * (getrandom, retried on EINTR and short reads) into buf. Returns 0, or -1
- * when the OS cannot give them (buf is then zeroed): never weak bytes. */
-int mbc_random_bytes(void *buf, size_t len);
 
 #endif /* MBC_SRC_INTERNAL_H */

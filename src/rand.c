@@ -1,32 +1,35 @@
-/* rand.c - randomness from the operating system (see internal.h). */
+/*
+ * rand.c - the library's only source of randomness: the OS generator
+ * (getrandom(2), blocking until the kernel pool is initialised).
+ */
 #include <errno.h>
 #include <sys/random.h>
 
+#include "ct.h"
 #include "internal.h"
 #include "test_hooks.h"
 
-int mbc_random_bytes(void *buf, size_t len)
+mbc_err mbc_random_bytes(void *buf, size_t len)
 {
     uint8_t *p = buf;
-    size_t left = len;
+    size_t done = 0;
     if (mbc_test_hook(random_fail)) {
         mbc_memzero(buf, len);
-        return -1;
+        return MBC_ERR_UNSUPPORTED;
     }
-    while (left > 0) {
-        /* getrandom() with no flags blocks until the kernel's generator is
-         * seeded, and never returns weak bytes; it may return fewer bytes
-         * than asked (large requests, signals). */
-        const ssize_t n = getrandom(p, left, 0);
-        if (n < 0) {
+    while (done < len) {
+        /* getrandom never returns weak bytes; it returns at most 33554431
+         * bytes at a time, fewer when a signal interrupts a large request */
+        const ssize_t got = getrandom(p + done, len - done, 0);
+        if (got < 0) {
             if (errno == EINTR) {
                 continue;
             }
             mbc_memzero(buf, len);
-            return -1;
+            return MBC_ERR_UNSUPPORTED;
         }
-        p += n;
-        left -= (size_t)n;
+        done += (size_t)got;
     }
-    return 0;
+    mbc_classify(buf, len);
+    return MBC_OK;
 }

@@ -34,6 +34,10 @@ static const char *const err_names[] = {
     [MBC_ERR_KEY_QINV] = "MBC_ERR_KEY_QINV",
     [MBC_ERR_KEY_DP] = "MBC_ERR_KEY_DP",
     [MBC_ERR_KEY_DQ] = "MBC_ERR_KEY_DQ",
+    [MBC_ERR_NOT_ON_CURVE] = "MBC_ERR_NOT_ON_CURVE",
+    [MBC_ERR_POINT_FORMAT] = "MBC_ERR_POINT_FORMAT",
+    [MBC_ERR_POINT_RANGE] = "MBC_ERR_POINT_RANGE",
+    [MBC_ERR_INFINITY] = "MBC_ERR_INFINITY",
 };
 
 /* Each lane code maps to the mbc_err a single-request call returns. */
@@ -42,7 +46,7 @@ static const mbc_err lane_errs[] = {
     [MBC_LANE_EMPTY] = MBC_ERR_BAD_PARAM,
     [MBC_LANE_NULL_PARAM] = MBC_ERR_NULL_PARAM,
     [MBC_LANE_BAD_PARAM] = MBC_ERR_BAD_PARAM,
-    [MBC_LANE_NOT_ON_CURVE] = MBC_ERR_BAD_PARAM,
+    [MBC_LANE_NOT_ON_CURVE] = MBC_ERR_NOT_ON_CURVE,
     [MBC_LANE_LOW_ORDER] = MBC_ERR_LOW_ORDER,
     [MBC_LANE_SIG_INVALID] = MBC_ERR_SIG_INVALID,
     [MBC_LANE_FAULT] = MBC_ERR_FAULT,

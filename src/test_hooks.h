@@ -14,6 +14,9 @@
  * how deep the work under them writes. */
 struct mbc_test_hooks {
     unsigned rsa_fault_lanes; /* the CRT p-half result gets one bit flipped */
+    unsigned ec_fault_lanes;  /* the EC result point gets one bit of X flipped */
+    unsigned ec_batch_plan;   /* non-zero: EC calls of 2+ requests take the batch kernel,
+                                 whatever the implementation's one-by-one threshold */
     int no_stack_wipe;        /* mbc_wipe_secrets skips the stack (tests/test_wipe.c) */
     unsigned random_fail;     /* mbc_random_bytes fails as if the OS could not give bytes */
 };

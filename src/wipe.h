@@ -44,11 +44,18 @@
  *    key and keygen 6480 (8-lane portable kernel; 3952 / 4624 for the
  *    1-lane one). Without the scrub, digits of the shared secret stay
  *    about 5.3 KB deep.
+ *  - EC (key creation, signatures, ECDH, key generation, P-256 and P-384):
+ *    30304 for the 8-lane portable kernels (the batch plan; their squaring
+ *    keeps 2k columns of 8-word lanes), 21432 one by one on the one-lane
+ *    ones. The IFMA kernels' static frames (gcc -fstack-usage: fe_inv 8.3 KB,
+ *    verify 7.3 KB, sign 4.7 KB, mul_var and the point formulas 3 to 4 KB)
+ *    add up to less.
  */
 #define MBC_WIPE_RSA_KEY_NEW 12288
 #define MBC_WIPE_RSA_PRIVATE 65536
 #define MBC_WIPE_GCM 4096
 #define MBC_WIPE_X25519 12288
+#define MBC_WIPE_EC 49152
 
 /*
  * mbc_wipe_secrets: zeroes stack_bytes bytes of stack below its caller's

@@ -14,7 +14,8 @@
 #include "test_util.h"
 
 /* The digit counts every class uses, plus odd ones to catch unrolling bugs. */
-static const unsigned sizes[] = {5, 8, 20, 30, 40, 60, 80, 1, 3, 13, 16, 17, 24, 25, 33, 47, 48, 49, 79};
+static const unsigned sizes[] = {5,  8,  20, 30, 40, 60, 80, 1,  3, 13,
+                                 16, 17, 24, 25, 33, 47, 48, 49, 79};
 
 static mb52_row *alloc_rows(unsigned k)
 {
@@ -118,7 +119,8 @@ static void test_cvt_reference(void **state)
                 if (t == 3) {
                     cap = MB52_BITS * k;
                 }
-                assert_true(mbc_mb52_from_be(d, k, in, len, cap) == ref_from_be(ref, k, in, len, cap));
+                assert_true(mbc_mb52_from_be(d, k, in, len, cap) ==
+                            ref_from_be(ref, k, in, len, cap));
                 assert_memory_equal(d, ref, k * sizeof(*d));
                 /* to_be writes the low len bytes, zero-extended or truncated */
                 mbc_mb52_to_be(out, len, d, k);
@@ -154,34 +156,12 @@ static void random_modulus(mb52_row *m, mb52_row *m0inv, unsigned k)
     }
 }
 
-static BIGNUM *lane_bn(const mb52_row *a, unsigned k, unsigned lane)
-{
-    BIGNUM *r = BN_new();
-    BN_zero(r);
-    for (unsigned j = k; j-- > 0;) {
-        BN_lshift(r, r, 52);
-        BN_add_word(r, a[j][lane]);
-    }
-    return r;
-}
-
-static void bn_to_lane(mb52_row *a, unsigned k, unsigned lane, const BIGNUM *v)
-{
-    BIGNUM *t = BN_new();
-    for (unsigned j = 0; j < k; j++) {
-        BN_rshift(t, v, (int)(52 * j));
-        BN_mask_bits(t, 52);
-        a[j][lane] = BN_get_word(t);
-    }
-    BN_free(t);
-}
-
 /* x < 2m per lane, from a mix of random values and carry-stress cases. */
 static void operand(mb52_row *x, const mb52_row *m, unsigned k, unsigned kind)
 {
     BN_CTX *ctx = BN_CTX_new();
     for (unsigned l = 0; l < 8; l++) {
-        BIGNUM *mb = lane_bn(m, k, l), *v = BN_new();
+        BIGNUM *mb = mbt_lane_bn(m, k, l), *v = BN_new();
         switch ((kind + l) % 8) {
         case 0: /* 2m - 1, the largest legal operand */
             BN_lshift1(v, mb);
@@ -214,7 +194,7 @@ static void operand(mb52_row *x, const mb52_row *m, unsigned k, unsigned kind)
             BN_free(two_m);
         }
         }
-        bn_to_lane(x, k, l, v);
+        mbt_bn_to_lane(x, k, l, v);
         BN_free(mb);
         BN_free(v);
     }
@@ -222,15 +202,15 @@ static void operand(mb52_row *x, const mb52_row *m, unsigned k, unsigned kind)
 }
 
 /* Checks r == a b R^-1 mod m (or t R^-1 for redc) with r < 2m, per lane. */
-static void check_mont(const mb52_row *r, const mb52_row *a, const mb52_row *b,
-                       const mb52_row *m, unsigned k, unsigned ka)
+static void check_mont(const mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                       unsigned k, unsigned ka)
 {
     BN_CTX *ctx = BN_CTX_new();
     for (unsigned l = 0; l < 8; l++) {
-        BIGNUM *rb = lane_bn(r, k, l), *ab = lane_bn(a, ka, l), *mb = lane_bn(m, k, l);
+        BIGNUM *rb = mbt_lane_bn(r, k, l), *ab = mbt_lane_bn(a, ka, l), *mb = mbt_lane_bn(m, k, l);
         BIGNUM *lhs = BN_new(), *rhs = BN_new(), *two_m = BN_new();
         if (b != NULL) {
-            BIGNUM *bb = lane_bn(b, k, l);
+            BIGNUM *bb = mbt_lane_bn(b, k, l);
             BN_mul(ab, ab, bb, ctx);
             BN_free(bb);
         }
@@ -348,7 +328,7 @@ static void test_redc(void **state)
              * carry-stress rounds, with all-ones low digits). */
             operand(t + k, m, k, iter);
             for (unsigned l = 0; l < 8; l++) {
-                BIGNUM *mb = lane_bn(m, k, l), *hi = lane_bn(t + k, k, l);
+                BIGNUM *mb = mbt_lane_bn(m, k, l), *hi = mbt_lane_bn(t + k, k, l);
                 if (iter % 4 == 1) {
                     BN_copy(hi, mb);
                     BN_sub_word(hi, 1);
@@ -357,7 +337,7 @@ static void test_redc(void **state)
                         BN_sub(hi, hi, mb);
                     }
                 }
-                bn_to_lane(t + k, k, l, hi);
+                mbt_bn_to_lane(t + k, k, l, hi);
                 for (unsigned j = 0; j < k; j++) {
                     t[j][l] = (iter % 4 == 1) ? MB52_MASK : mbt_rand() & MB52_MASK;
                 }
@@ -461,10 +441,10 @@ static void h_mod_lane(const struct mb52_mod *md, unsigned lane, const BIGNUM *m
     BN_sub(inv, r52, inv); /* -m^-1 mod 2^52 */
     BIGNUM *rr = bn_mod_pow2((int)(52 * k), mb, ctx);
     BIGNUM *rt = bn_mod_pow2((int)(tpow * 52 * k), mb, ctx);
-    bn_to_lane((mb52_row *)md->m, k, lane, mb);
-    bn_to_lane((mb52_row *)md->m0inv, 1, lane, inv);
-    bn_to_lane((mb52_row *)md->r1, k, lane, rr);
-    bn_to_lane((mb52_row *)md->to_mont, k, lane, rt);
+    mbt_bn_to_lane((mb52_row *)md->m, k, lane, mb);
+    mbt_bn_to_lane((mb52_row *)md->m0inv, 1, lane, inv);
+    mbt_bn_to_lane((mb52_row *)md->r1, k, lane, rr);
+    mbt_bn_to_lane((mb52_row *)md->to_mont, k, lane, rt);
     BN_free(r52);
     BN_free(inv);
     BN_free(rr);
@@ -505,14 +485,14 @@ static void test_crt_halves_h2(void **state)
                 BN_rand(mb[n], (int)hb, BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ODD);
                 db[n] = h2_exponent(iter + 3 * n, (int)hb);
                 h_mod_lane(&md, n, mb[n], 3, ctx);
-                bn_to_lane(d, kh, n, db[n]);
+                mbt_bn_to_lane(d, kh, n, db[n]);
             }
             BIGNUM *nb = BN_new();
             BN_mul(nb, mb[0], mb[1], ctx);
             BIGNUM *x = h_input(iter, nb, kn, ctx);
             memset(in, 0, (size_t)kn * sizeof(mb52_row));
-            bn_to_lane(in, kn, 0, x);
-            bn_to_lane(in, kn, 1, x);
+            mbt_bn_to_lane(in, kn, 0, x);
+            mbt_bn_to_lane(in, kn, 1, x);
 
             struct rsa_crt_args a = {0};
             a.paired = 1;
@@ -527,7 +507,7 @@ static void test_crt_halves_h2(void **state)
             assert_int_equal(mbc_rsa_crt_halves_test_ifma(vp, vq, &a, 0), 0);
             for (unsigned n = 0; n < 2; n++) {
                 const mb52_row *h = n == 0 ? hp : hq, *v = n == 0 ? vp : vq;
-                BIGNUM *want = BN_new(), *got = lane_bn(h, kh, 0);
+                BIGNUM *want = BN_new(), *got = mbt_lane_bn(h, kh, 0);
                 BN_mod_exp(want, x, db[n], mb[n], ctx);
                 for (unsigned j = 0; j < kh; j++) {
                     if (h[j][0] != v[j][0]) {
@@ -626,9 +606,9 @@ static void test_pub_h1(void **state)
             BIGNUM *x = h_input(iter / 5 + iter, nb, kn, ctx);
             h_mod_lane(&md, 0, nb, 2, ctx);
             memset(e, 0, (size_t)kn * sizeof(mb52_row));
-            bn_to_lane(e, kn, 0, eb);
+            mbt_bn_to_lane(e, kn, 0, eb);
             memset(in, 0, (size_t)kn * sizeof(mb52_row));
-            bn_to_lane(in, kn, 0, x);
+            mbt_bn_to_lane(in, kn, 0, x);
 
             struct rsa_pub_args a = {0};
             a.n = md;
@@ -644,12 +624,12 @@ static void test_pub_h1(void **state)
             a.out = vo;
             mbc_rsa_pub_kern_ifma(&a);
             assert_int_equal(mbc_rsa_kern_hits_h1 - h1, 1);
-            BIGNUM *want = BN_new(), *got = lane_bn(ho, kn, 0);
+            BIGNUM *want = BN_new(), *got = mbt_lane_bn(ho, kn, 0);
             BN_mod_exp(want, x, eb, nb, ctx);
             for (unsigned j = 0; j < kn; j++) {
                 if (ho[j][0] != vo[j][0]) {
-                    fail_msg("k %u iter %u digit %u: horizontal 0x%llx, vertical 0x%llx", kn,
-                             iter, j, (unsigned long long)ho[j][0], (unsigned long long)vo[j][0]);
+                    fail_msg("k %u iter %u digit %u: horizontal 0x%llx, vertical 0x%llx", kn, iter,
+                             j, (unsigned long long)ho[j][0], (unsigned long long)vo[j][0]);
                 }
             }
             if (BN_cmp(got, want) != 0) {

@@ -3,6 +3,8 @@
  * get_completed against a model, every batch size, jobs that fail their
  * checks or their lane, job states (MBC_ERR_BUSY, reuse), deadlines, sync
  * mode and freeing a busy manager. Every result is checked against OpenSSL.
+ * Then the EC classes: every op and curve through the manager equals the
+ * direct call, and EC jobs with bad fields get their errors.
  * The threads test is test_sched_threads.c.
  */
 #include <errno.h>
@@ -782,6 +784,301 @@ static void test_free_busy(void **state)
     free(rec);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 8. The EC classes                                                         */
+/* ------------------------------------------------------------------------ */
+
+enum ec_job { EJ_SIGN, EJ_VERIFY, EJ_ECDH, EJ_KEYGEN, EJ_NUM };
+static const mbc_curve ec_curves[2] = {MBC_CURVE_P256, MBC_CURVE_P384};
+
+/* ec_keys: per curve, a key pair and a peer point (built once). */
+static struct ec_fx {
+    mbc_ec_priv_key *priv[2];
+    mbc_ec_pub_key *pub[2];
+    uint8_t peer[2][97];
+    uint8_t digest[64];
+} efx;
+
+static const struct ec_fx *ec_keys(void)
+{
+    if (efx.priv[0] == NULL) {
+        for (int c = 0; c < 2; c++) {
+            uint8_t q[97];
+            mbc_ec_priv_key *other = NULL;
+            assert_int_equal(mbc_ec_priv_key_generate(&efx.priv[c], ec_curves[c]), MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_public(efx.priv[c], q, sizeof(q)), MBC_OK);
+            assert_int_equal(
+                mbc_ec_pub_key_new(&efx.pub[c], ec_curves[c], q, mbc_ec_point_len(ec_curves[c])),
+                MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_generate(&other, ec_curves[c]), MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_public(other, efx.peer[c], 97), MBC_OK);
+            mbc_ec_priv_key_free(other);
+        }
+        mbt_rand_bytes(efx.digest, sizeof(efx.digest));
+    }
+    return &efx;
+}
+
+static void ec_keys_free(void)
+{
+    for (int c = 0; c < 2; c++) {
+        mbc_ec_priv_key_free(efx.priv[c]);
+        mbc_ec_pub_key_free(efx.pub[c]);
+    }
+    memset(&efx, 0, sizeof(efx));
+}
+
+/* ec_rec: a job with its buffers; sig holds a signature to verify. */
+struct ec_rec {
+    mbc_job job;
+    uint8_t out[128], out2[128], sig[96];
+};
+
+/* ec_job_init: rec becomes a good job of kind on curve c (digest length
+ * dlen for the signature ops). */
+static void ec_job_init(struct ec_rec *rec, enum ec_job kind, int c, size_t dlen)
+{
+    const struct ec_fx *f = ec_keys();
+    const mbc_curve curve = ec_curves[c];
+    memset(&rec->job, 0, sizeof(rec->job));
+    memset(rec->out, SF_CANARY, sizeof(rec->out));
+    memset(rec->out2, SF_CANARY, sizeof(rec->out2));
+    mbc_job *j = &rec->job;
+    j->out = rec->out;
+    j->out_len = sizeof(rec->out);
+    j->user_data = rec;
+    switch (kind) {
+    case EJ_SIGN:
+        j->op = MBC_OP_ECDSA_SIGN;
+        j->key = f->priv[c];
+        j->in = f->digest;
+        j->in_len = dlen;
+        break;
+    case EJ_VERIFY:
+        j->op = MBC_OP_ECDSA_VERIFY;
+        j->key = f->pub[c];
+        j->in = f->digest;
+        j->in_len = dlen;
+        assert_int_equal(mbc_ecdsa_sign(rec->sig, f->digest, dlen, f->priv[c]), MBC_OK);
+        j->in2 = rec->sig;
+        j->in2_len = mbc_ec_sig_len(curve);
+        j->out = NULL;
+        j->out_len = 0;
+        break;
+    case EJ_ECDH:
+        j->op = MBC_OP_ECDH;
+        j->key = f->priv[c];
+        j->in = f->peer[c];
+        j->in_len = mbc_ec_point_len(curve);
+        break;
+    default:
+        j->op = c == 0 ? MBC_OP_EC_KEYGEN_P256 : MBC_OP_EC_KEYGEN_P384;
+        j->out2 = rec->out2;
+        j->out2_len = sizeof(rec->out2);
+        break;
+    }
+}
+
+/* ec_job_check: a completed good job equals the direct call's result. */
+static void ec_job_check(const struct ec_rec *rec, enum ec_job kind, int c, const char *what)
+{
+    const struct ec_fx *f = ec_keys();
+    const mbc_curve curve = ec_curves[c];
+    const size_t len = mbc_ec_scalar_len(curve), plen = mbc_ec_point_len(curve);
+    const mbc_job *j = &rec->job;
+    if (j->status != MBC_OK) {
+        fail_msg("%s: %s", what, mbc_err_str(j->status));
+    }
+    uint8_t want[97];
+    size_t wrote = 0, wrote2 = 0;
+    switch (kind) {
+    case EJ_SIGN:
+        assert_int_equal(mbc_ecdsa_verify(rec->out, f->digest, j->in_len, f->pub[c]), MBC_OK);
+        wrote = 2 * len;
+        break;
+    case EJ_ECDH:
+        assert_int_equal(mbc_ecdh(want, f->peer[c], plen, f->priv[c]), MBC_OK);
+        assert_memory_equal(rec->out, want, len);
+        wrote = len;
+        break;
+    case EJ_KEYGEN: {
+        mbc_ec_priv_key *k = NULL;
+        assert_int_equal(mbc_ec_priv_key_new(&k, curve, rec->out, len), MBC_OK);
+        assert_int_equal(mbc_ec_priv_key_public(k, want, sizeof(want)), MBC_OK);
+        assert_memory_equal(rec->out2, want, plen);
+        mbc_ec_priv_key_free(k);
+        wrote = len;
+        wrote2 = plen;
+        break;
+    }
+    default:
+        break;
+    }
+    for (size_t i = wrote; i < sizeof(rec->out); i++) {
+        assert_int_equal(rec->out[i], SF_CANARY);
+    }
+    for (size_t i = wrote2; i < sizeof(rec->out2); i++) {
+        assert_int_equal(rec->out2[i], SF_CANARY);
+    }
+}
+
+/* Every EC op and curve through the manager, in batches of 1, 3 and 8
+ * (the class's full batch: it runs inside submit), equals the direct
+ * calls; a signature with a changed byte fails its verification job alone. */
+static void test_ec_classes(void **state)
+{
+    begin(state);
+    ec_keys();
+    struct ec_rec *recs = calloc(MBC_LANES, sizeof(*recs));
+    assert_non_null(recs);
+    char what[96];
+    static const unsigned sizes[] = {1, 3, 8};
+    for (int c = 0; c < 2; c++) {
+        for (unsigned kind = 0; kind < EJ_NUM; kind++) {
+            for (size_t si = 0; si < 3; si++) {
+                const unsigned n = sizes[si];
+                mbc_mgr *mgr = new_mgr(0, 0);
+                for (unsigned i = 0; i < n; i++) {
+                    ec_job_init(&recs[i], (enum ec_job)kind, c, i == 1 ? 0 : 20 + 11 * i % 45);
+                    if (kind == EJ_VERIFY && i == 2) {
+                        recs[i].sig[5] ^= 1;
+                    }
+                    assert_int_equal(mbc_mgr_submit(mgr, &recs[i].job), MBC_OK);
+                }
+                const int ci = mbc_class_find(recs[0].job.op, recs[0].job.key);
+                assert_true(ci >= 0);
+                assert_int_equal(mbc_classes[ci].lanes, MBC_LANES);
+                assert_int_equal(mbc_classes[ci].bits, ec_curves[c]);
+                assert_int_equal(mbc_mgr_flush(mgr), n == MBC_LANES ? 0 : n);
+                for (unsigned i = 0; i < n; i++) {
+                    mbc_job *job = mbc_mgr_get_completed(mgr);
+                    assert_ptr_equal(job, &recs[i].job);
+                    snprintf(what, sizeof(what), "%s, %u jobs, job %u", mbc_classes[ci].name, n, i);
+                    if (kind == EJ_VERIFY && i == 2) {
+                        assert_int_equal(job->status, MBC_ERR_SIG_INVALID);
+                    } else {
+                        ec_job_check(&recs[i], (enum ec_job)kind, c, what);
+                    }
+                }
+                assert_null(mbc_mgr_get_completed(mgr));
+                mbc_mgr_free(mgr);
+            }
+        }
+    }
+    free(recs);
+}
+
+/* EC jobs with bad fields complete at once with their error; out is zeroed
+ * over the class's length when the class is known. */
+static void test_ec_bad_jobs(void **state)
+{
+    const struct sf_key *keys = begin(state);
+    const struct ec_fx *f = ec_keys();
+    struct ec_rec rec;
+    static const struct {
+        const char *name;
+        enum ec_job kind;
+        int what;
+        mbc_err err;
+        int zeroed;
+    } cases[] = {
+        {"sign, key NULL", EJ_SIGN, 0, MBC_ERR_NULL_PARAM, 0},
+        {"sign, in NULL", EJ_SIGN, 1, MBC_ERR_NULL_PARAM, 1},
+        {"sign, out NULL", EJ_SIGN, 2, MBC_ERR_NULL_PARAM, 0},
+        {"sign, digest of 65 bytes", EJ_SIGN, 3, MBC_ERR_BAD_PARAM, 1},
+        {"sign, out one byte short", EJ_SIGN, 4, MBC_ERR_BAD_PARAM, 0},
+        {"sign, public key", EJ_SIGN, 5, MBC_ERR_BAD_PARAM, 0},
+        {"sign, RSA key", EJ_SIGN, 6, MBC_ERR_BAD_PARAM, 0},
+        {"verify, signature NULL", EJ_VERIFY, 7, MBC_ERR_NULL_PARAM, 0},
+        {"verify, signature one byte long", EJ_VERIFY, 8, MBC_ERR_BAD_PARAM, 0},
+        {"verify, private key", EJ_VERIFY, 5, MBC_ERR_BAD_PARAM, 0},
+        {"ecdh, peer one byte short", EJ_ECDH, 3, MBC_ERR_BAD_PARAM, 1},
+        {"ecdh, peer off the curve", EJ_ECDH, 9, MBC_ERR_NOT_ON_CURVE, 1},
+        {"ecdh, P-384 key, P-256 lengths", EJ_ECDH, 10, MBC_ERR_BAD_PARAM, 1},
+        {"keygen, out2 NULL", EJ_KEYGEN, 11, MBC_ERR_NULL_PARAM, 1},
+        {"keygen, out2 short", EJ_KEYGEN, 12, MBC_ERR_BAD_PARAM, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        mbc_mgr *mgr = new_mgr(0, 0);
+        ec_job_init(&rec, cases[i].kind, 0, 32);
+        mbc_job *j = &rec.job;
+        size_t zero_len = cases[i].kind == EJ_SIGN ? 64 : 32;
+        uint8_t peer[97];
+        switch (cases[i].what) {
+        case 0:
+            j->key = NULL;
+            break;
+        case 1:
+            j->in = NULL;
+            break;
+        case 2:
+            j->out = NULL;
+            break;
+        case 3:
+            j->in_len = cases[i].kind == EJ_SIGN ? 65 : 64;
+            break;
+        case 4:
+            j->out_len = 63;
+            break;
+        case 5:
+            j->key = cases[i].kind == EJ_SIGN ? (const void *)f->pub[0] : (const void *)f->priv[0];
+            break;
+        case 6:
+            j->key = keys[0].priv;
+            break;
+        case 7:
+            j->in2 = NULL;
+            break;
+        case 8:
+            j->in2_len = 65;
+            break;
+        case 9:
+            memcpy(peer, f->peer[0], 65);
+            peer[64] ^= 1;
+            j->in = peer;
+            break;
+        case 10:
+            j->key = f->priv[1];
+            zero_len = 48; /* the class of the key is known: P-384 ECDH */
+            break;
+        case 11:
+            j->out2 = NULL;
+            break;
+        default:
+            j->out2_len = 64;
+            break;
+        }
+        assert_int_equal(mbc_mgr_submit(mgr, j), MBC_OK);
+        if (cases[i].what == 9) {
+            assert_int_equal(mbc_mgr_flush(mgr), 1); /* a lane error: the job ran */
+        } else {
+            assert_int_equal(j->status, cases[i].err);
+            assert_int_equal(mbc_mgr_pending(mgr), 0);
+        }
+        assert_ptr_equal(mbc_mgr_get_completed(mgr), j);
+        if (j->status != cases[i].err) {
+            fail_msg("%s: %s, want %s", cases[i].name, mbc_err_str(j->status),
+                     mbc_err_str(cases[i].err));
+        }
+        for (size_t b = 0; b < sizeof(rec.out); b++) {
+            const int zero = cases[i].zeroed && b < zero_len;
+            if (rec.out[b] != (zero ? 0 : SF_CANARY)) {
+                fail_msg("%s: out[%zu] is 0x%02x", cases[i].name, b, rec.out[b]);
+            }
+        }
+        mbc_mgr_free(mgr);
+    }
+    /* a digest of any length up to 64 bytes, 0 included, signs */
+    mbc_mgr *mgr = new_mgr(0, MBC_MGR_SYNC);
+    for (size_t dlen = 0; dlen <= 64; dlen += 16) {
+        ec_job_init(&rec, EJ_SIGN, 1, dlen);
+        assert_int_equal(mbc_mgr_submit(mgr, &rec.job), MBC_OK);
+        assert_ptr_equal(mbc_mgr_get_completed(mgr), &rec.job);
+        ec_job_check(&rec, EJ_SIGN, 1, "sync sign");
+    }
+    mbc_mgr_free(mgr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -793,8 +1090,11 @@ int main(void)
         MBT_IMPL_TESTS(test_deadlines),
         MBT_IMPL_TESTS(test_sync),
         MBT_IMPL_TESTS(test_free_busy),
+        MBT_IMPL_TESTS(test_ec_classes),
+        MBT_IMPL_TESTS(test_ec_bad_jobs),
     };
     int failed = mbt_run("sched", tests);
     sf_free();
+    ec_keys_free();
     return failed;
 }

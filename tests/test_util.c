@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/bn.h>
+
 #include "test_util.h"
 #include "hexval.h"
 
@@ -45,8 +47,8 @@ const char *mbt_use_impl(void **state)
 static const uint64_t alg_masks[] = {
     ~0ull,
     ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ),
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW |
-      MBC_CPU_AVX512VL | MBC_CPU_AVX512IFMA | MBC_CPU_AVX512DQ | MBC_CPU_AVX512VBMI),
+    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW | MBC_CPU_AVX512VL |
+      MBC_CPU_AVX512IFMA | MBC_CPU_AVX512DQ | MBC_CPU_AVX512VBMI),
     ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ),
     0,
 };
@@ -99,8 +101,7 @@ json_t *mbt_load_json(const char *file)
     const char *path = mbt_vectors_path(file);
     json_t *root = json_load_file(path, 0, &err);
     if (root == NULL) {
-        fail_msg("cannot load %s: %s (set MBC_VECTORS_DIR to the shared vectors)", path,
-                 err.text);
+        fail_msg("cannot load %s: %s (set MBC_VECTORS_DIR to the shared vectors)", path, err.text);
     }
     return root;
 }
@@ -192,6 +193,12 @@ int mbt_soak(void)
     return env != NULL && strcmp(env, "1") == 0;
 }
 
+int mbt_quick(void)
+{
+    const char *env = getenv("MBC_TEST_QUICK");
+    return env != NULL && strcmp(env, "1") == 0;
+}
+
 void mbt_filter(void)
 {
     const char *pattern = getenv("MBC_TEST_FILTER");
@@ -202,14 +209,37 @@ void mbt_filter(void)
 
 size_t mbt_scale(size_t n)
 {
-    const char *quick = getenv("MBC_TEST_QUICK");
     if (mbt_soak()) {
         return n * 20;
     }
-    if (quick != NULL && strcmp(quick, "1") == 0) {
+    if (mbt_quick()) {
         return n / 16 > 0 ? n / 16 : 1;
     }
     return n;
+}
+
+BIGNUM *mbt_lane_bn(const uint64_t (*a)[8], unsigned k, unsigned lane)
+{
+    BIGNUM *r = BN_new();
+    assert_non_null(r);
+    BN_zero(r);
+    for (unsigned j = k; j-- > 0;) {
+        assert_true(BN_lshift(r, r, 52) == 1 && BN_add_word(r, a[j][lane]) == 1);
+    }
+    return r;
+}
+
+void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const BIGNUM *v)
+{
+    BIGNUM *t = BN_new();
+    assert_non_null(t);
+    assert_true(BN_num_bits(v) <= (int)(52 * k));
+    for (unsigned j = 0; j < k; j++) {
+        assert_true(BN_rshift(t, v, (int)(52 * j)) == 1);
+        BN_mask_bits(t, 52);
+        a[j][lane] = BN_get_word(t);
+    }
+    BN_free(t);
 }
 
 void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])

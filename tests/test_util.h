@@ -17,8 +17,11 @@
 
 /* MBT_IMPL_TESTS(fn): two cmocka entries, "fn/c" and "fn/ifma"; the test's
  * *state is the implementation name. Call mbt_use_impl(state) first. */
-#define MBT_IMPL_TESTS(fn)                                                            \
-    {#fn "/c", fn, NULL, NULL, (void *)"c"}, {#fn "/ifma", fn, NULL, NULL, (void *)"ifma"}
+#define MBT_IMPL_TESTS(fn)                                                                         \
+    {#fn "/c", fn, NULL, NULL, (void *)"c"},                                                       \
+    {                                                                                              \
+#fn "/ifma", fn, NULL, NULL, (void *)"ifma"                                                \
+    }
 
 /*
  * mbt_use_impl: selects the implementation named by *state ("c" or "ifma")
@@ -66,14 +69,23 @@ int mbt_left_pad(uint8_t *dst, size_t dst_len, const uint8_t *src, size_t src_le
 uint64_t mbt_rand(void);
 void mbt_rand_bytes(uint8_t *buf, size_t len);
 
-/* mbt_soak: 1 when MBC_TEST_SOAK=1 asks for the long runs. */
+/* mbt_soak: 1 when MBC_TEST_SOAK=1 asks for the long runs; mbt_quick: 1
+ * when MBC_TEST_QUICK=1 asks for the short ones (the sanitizer builds). */
 int mbt_soak(void);
+int mbt_quick(void);
 
 /* mbt_scale: an iteration count n of a randomised test, scaled by the run:
  * n * 20 with MBC_TEST_SOAK=1; n / 16 (at least 1) with MBC_TEST_QUICK=1,
  * which tools/run.sh sets for the sanitizer builds, whose job is to catch
  * memory and UB errors rather than to repeat the statistics; n otherwise. */
 size_t mbt_scale(size_t n);
+
+/* mbt_lane_bn: lane lane of the k mb52 rows a (uint64_t[8] each) as a new
+ * BIGNUM. mbt_bn_to_lane: the other way (v must fit k digits; the other
+ * lanes are left as they are). Both fail the test on an OpenSSL error. */
+struct bignum_st;
+struct bignum_st *mbt_lane_bn(const uint64_t (*a)[8], unsigned k, unsigned lane);
+void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const struct bignum_st *v);
 
 /* mbt_gf128_mul: r = a b in GCM's GF(2^128) (bit-reflected, SP 800-38D
  * 6.3) on 16-byte strings; r may alias a or b. Slow: for references. */

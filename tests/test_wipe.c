@@ -23,7 +23,13 @@
  * batch with a fault caught by the check, on every RSA kernel the CPU runs;
  * AES-GCM key creation, one-shot seal and open (12- and 60-byte IVs, 8-byte
  * tags, a failed open) and every streaming call, on every GCM
- * implementation the CPU runs (vaes512 and ifma skip here without AVX-512).
+ * implementation the CPU runs (vaes512 and ifma skip here without AVX-512);
+ * P-256 and P-384 key creation, signatures (given and random nonces), ECDH
+ * and key generation, 8-lane (on the batch kernel and on the
+ * implementation's plan), 3 and 1 lanes, single calls and a fault, with d,
+ * the nonces (k, k R, k^-1, k^-1 R mod n) and d R mod n as needles; the
+ * random nonces and generated scalars, known only after the call, are
+ * recovered from its outputs.
  *
  * The probe also measures how deep the call wrote: with the test hook that
  * skips the library's stack scrubs (mbc_test_hooks.no_stack_wipe) the depth
@@ -40,10 +46,13 @@
 #include <string.h>
 
 #include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/obj_mac.h>
 
 #include "dispatch.h"
 #include "gcm/gcm_internal.h"
+#include "ossl_ec.h"
 #include "ossl_rsa.h"
 #include "test_hooks.h"
 #include "test_util.h"
@@ -1120,6 +1129,269 @@ static void test_x25519(void **state)
     mbc_cpu_restrict(~0ull);
 }
 
+/* ------------------------------------------------------------------------ */
+/* EC                                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define EC_LEN 48
+#define EC_POINT 97
+
+struct ec_fix {
+    mbc_curve curve;
+    size_t len, plen;
+    EVP_PKEY *pkey;
+    uint8_t d[EC_LEN], point[EC_POINT];
+    mbc_ec_priv_key *priv;
+};
+
+static struct ec_fix ec_fx[2];
+
+static struct ec_fix *ec_key(mbc_curve curve)
+{
+    struct ec_fix *f = &ec_fx[curve == MBC_CURVE_P256 ? 0 : 1];
+    if (f->pkey == NULL) {
+        f->curve = curve;
+        f->len = mbc_ec_scalar_len(curve);
+        f->plen = mbc_ec_point_len(curve);
+        f->pkey = mbt_ossl_ec_keygen(curve);
+        assert_non_null(f->pkey);
+        assert_int_equal(mbt_ossl_ec_get(f->pkey, curve, f->d, f->point), 0);
+        assert_int_equal(mbc_ec_priv_key_new(&f->priv, curve, f->d, f->len), MBC_OK);
+    }
+    return f;
+}
+
+/* ec_add_scalar: a secret scalar x mod n of curve: its digits and bytes,
+ * x R mod n (its Montgomery form: R = 2^(52 k)), and for a nonce x^-1 mod
+ * n and x^-1 R mod n. */
+static void ec_add_scalar(const char *name, mbc_curve curve, const uint8_t *x, size_t len,
+                          int nonce)
+{
+    EC_GROUP *g =
+        EC_GROUP_new_by_curve_name(curve == MBC_CURVE_P256 ? NID_X9_62_prime256v1 : NID_secp384r1);
+    BN_CTX *ctx = BN_CTX_new();
+    const BIGNUM *n = EC_GROUP_get0_order(g);
+    BIGNUM *v = BN_bin2bn(x, (int)len, NULL), *r = BN_new(), *t = BN_new();
+    assert_true(g != NULL && ctx != NULL && v != NULL && r != NULL && t != NULL);
+    const int k = (int)(len * 8 + 51) / 52;
+    char nm[48];
+    add_number(name, x, len);
+    assert_true(BN_lshift(t, v, 52 * k) && BN_nnmod(r, t, n, ctx));
+    snprintf(nm, sizeof(nm), "%s R mod n", name);
+    add_bn(nm, r);
+    if (nonce) {
+        assert_non_null(BN_mod_inverse(r, v, n, ctx));
+        snprintf(nm, sizeof(nm), "%s^-1 mod n", name);
+        add_bn(nm, r);
+        assert_true(BN_lshift(t, r, 52 * k) && BN_nnmod(r, t, n, ctx));
+        snprintf(nm, sizeof(nm), "%s^-1 R mod n", name);
+        add_bn(nm, r);
+    }
+    BN_free(v);
+    BN_free(r);
+    BN_free(t);
+    BN_CTX_free(ctx);
+    EC_GROUP_free(g);
+}
+
+/* ec_nonce_of: the nonce k = (z + r d) / s mod n of signature sig (r || s)
+ * of digest z under d. */
+static void ec_nonce_of(const struct ec_fix *f, const uint8_t *sig, const uint8_t *z, uint8_t *k)
+{
+    EC_GROUP *g = EC_GROUP_new_by_curve_name(f->curve == MBC_CURVE_P256 ? NID_X9_62_prime256v1
+                                                                        : NID_secp384r1);
+    BN_CTX *ctx = BN_CTX_new();
+    const BIGNUM *n = EC_GROUP_get0_order(g);
+    BIGNUM *r = BN_bin2bn(sig, (int)f->len, NULL), *sv = BN_bin2bn(sig + f->len, (int)f->len, NULL);
+    BIGNUM *d = BN_bin2bn(f->d, (int)f->len, NULL), *zb = BN_bin2bn(z, (int)f->len, NULL);
+    BIGNUM *t = BN_new();
+    assert_true(BN_mod_mul(t, r, d, n, ctx) && BN_mod_add(t, t, zb, n, ctx) &&
+                BN_mod_inverse(sv, sv, n, ctx) != NULL && BN_mod_mul(t, t, sv, n, ctx) &&
+                BN_bn2binpad(t, k, (int)f->len) == (int)f->len);
+    BN_free(r);
+    BN_free(sv);
+    BN_free(d);
+    BN_free(zb);
+    BN_free(t);
+    BN_CTX_free(ctx);
+    EC_GROUP_free(g);
+}
+
+struct ec_arg {
+    struct ec_fix *f;
+    unsigned op, mask; /* op: 0 sign_k, 1 sign (random nonces), 2 ecdh, 3 keygen, 4 single
+                          sign_k, 5 single ecdh, 6 key creation */
+    uint8_t digest[8][EC_LEN], k[8][EC_LEN], peer[8][EC_POINT];
+    uint8_t out[8][2 * EC_LEN], out2[8][EC_POINT];
+};
+
+static void run_ec(void *a)
+{
+    struct ec_arg *e = a;
+    const struct ec_fix *f = e->f;
+    uint8_t *o[8], *o2[8];
+    const uint8_t *dg[8], *kp[8], *peer[8];
+    size_t dl[8];
+    const mbc_ec_priv_key *key[8];
+    for (unsigned l = 0; l < 8; l++) {
+        o[l] = e->out[l];
+        o2[l] = e->out2[l];
+        dg[l] = e->digest[l];
+        kp[l] = e->k[l];
+        peer[l] = e->peer[l];
+        dl[l] = f->len;
+        key[l] = f->priv;
+    }
+    mbc_status st = 0;
+    mbc_err err = MBC_OK;
+    mbc_ec_priv_key *nk = NULL;
+    switch (e->op) {
+    case 0:
+        st = mbc_ecdsa_sign_k_mb8(o, dg, dl, key, kp, f->curve, e->mask);
+        break;
+    case 1:
+        st = mbc_ecdsa_sign_mb8(o, dg, dl, key, f->curve, e->mask);
+        break;
+    case 2:
+        st = mbc_ecdh_mb8(o, peer, key, f->curve, e->mask);
+        break;
+    case 3:
+        st = mbc_ec_keygen_mb8(o, o2, f->curve, e->mask);
+        break;
+    case 4:
+        err = mbc_ecdsa_sign_k(e->out[0], e->digest[0], f->len, f->priv, e->k[0]);
+        break;
+    case 5:
+        err = mbc_ecdh(e->out[0], e->peer[0], f->plen, f->priv);
+        break;
+    default:
+        err = mbc_ec_priv_key_new(&nk, f->curve, f->d, f->len);
+        mbc_ec_priv_key_free(nk);
+        break;
+    }
+    for (unsigned l = 0; l < 8; l++) {
+        if (((e->mask >> l) & 1u) && mbc_lane_code(st, l) != MBC_LANE_OK &&
+            !((mbc_test_hooks.ec_fault_lanes >> l) & 1u)) {
+            abort();
+        }
+    }
+    if (err != MBC_OK && !(mbc_test_hooks.ec_fault_lanes & 1u)) {
+        abort();
+    }
+}
+
+/* ec_late_needles: the secrets a call made itself, known from its outputs:
+ * the random nonces of signatures, the scalars of new key pairs. */
+static void ec_late_needles(struct ec_arg *e)
+{
+    for (unsigned l = 0; l < 8; l++) {
+        if (!((e->mask >> l) & 1u)) {
+            continue;
+        }
+        uint8_t k[EC_LEN];
+        if (e->op == 1) {
+            ec_nonce_of(e->f, e->out[l], e->digest[l], k);
+            ec_add_scalar("random nonce", e->f->curve, k, e->f->len, 1);
+        } else if (e->op == 3) {
+            ec_add_scalar("generated d", e->f->curve, e->out[l], e->f->len, 0);
+        }
+    }
+    needles_sort();
+}
+
+/* ec_check: check_call for an EC operation; the operations that make their
+ * own secrets (random nonces, key generation) have their needles added
+ * after the probe, from the outputs. */
+static void ec_check(const char *what, struct ec_arg *e)
+{
+    if (e->op != 1 && e->op != 3) {
+        check_call(what, NULL, run_ec, e, MBC_WIPE_EC);
+        return;
+    }
+    run_ec(e);
+    const size_t depth = probe_once(run_ec, e);
+    ec_late_needles(e);
+    unsigned on_stack;
+    const unsigned hits = scan_probe(what, &on_stack);
+    print_message("%s: %u secret copies (%u on the stack), %zu stack bytes written\n", what, hits,
+                  on_stack, depth);
+    if (hits != 0) {
+        fail_msg("%s left %u copies of secrets behind", what, hits);
+    }
+    mbc_test_hooks.no_stack_wipe = 1;
+    const size_t bare = probe_once(run_ec, e);
+    mbc_test_hooks.no_stack_wipe = 0;
+    print_message("  without the %d-byte scrubs: %zu stack bytes written\n", MBC_WIPE_EC, bare);
+    if (bare >= depth) {
+        fail_msg("%s: the work wrote %zu bytes deep, the scrub reached %zu: raise MBC_WIPE_EC",
+                 what, bare, depth);
+    }
+}
+
+static void test_ec(void **state)
+{
+    const char *impl = mbt_use_impl(state);
+    skip_if_sanitized();
+    static const mbc_curve curves[] = {MBC_CURVE_P256, MBC_CURVE_P384};
+    static const char *const names[] = {
+        "mbc_ecdsa_sign_k_mb8", "mbc_ecdsa_sign_mb8", "mbc_ecdh_mb8",        "mbc_ec_keygen_mb8",
+        "mbc_ecdsa_sign_k",     "mbc_ecdh",           "mbc_ec_priv_key_new",
+    };
+    struct ec_arg *e = calloc(1, sizeof(*e));
+    assert_non_null(e);
+    for (size_t ci = 0; ci < 2; ci++) {
+        struct ec_fix *f = ec_key(curves[ci]);
+        e->f = f;
+        needles_reset();
+        ec_add_scalar("d", f->curve, f->d, f->len, 0);
+        for (unsigned l = 0; l < 8; l++) {
+            mbt_rand_bytes(e->digest[l], f->len);
+            mbt_rand_bytes(e->k[l], f->len);
+            e->k[l][0] &= 0x7F; /* below n */
+            ec_add_scalar("k", f->curve, e->k[l], f->len, 1);
+            memcpy(e->peer[l], ec_key(curves[ci])->point, f->plen);
+        }
+        needles_sort();
+        char what[96];
+        /* 8 lanes on the batch kernel (hook ec_batch_plan), 8, 3 and 1 on the
+         * implementation's plan */
+        static const unsigned masks[] = {0xFF, 0xFF, 0x23, 0x01};
+        for (unsigned op = 0; op < 7; op++) {
+            for (size_t m = 0; m < 4; m++) {
+                if (op >= 4 && m > 0) {
+                    continue;
+                }
+                e->op = op;
+                e->mask = op >= 4 ? 1 : masks[m];
+                mbc_test_hooks.ec_batch_plan = m == 0;
+                snprintf(what, sizeof(what), "%s: P-%zu %s, lanes 0x%02x%s", impl, f->len * 8,
+                         names[op], e->mask, m == 0 && op < 4 ? " (batch plan)" : "");
+                ec_check(what, e);
+                mbc_test_hooks.ec_batch_plan = 0;
+                if (op == 3 || op == 1) {
+                    /* the late needles go: back to d and the nonces */
+                    needles_reset();
+                    ec_add_scalar("d", f->curve, f->d, f->len, 0);
+                    for (unsigned l = 0; l < 8; l++) {
+                        ec_add_scalar("k", f->curve, e->k[l], f->len, 1);
+                    }
+                    needles_sort();
+                }
+            }
+        }
+        /* a fault caught by the check, in lane 2 */
+        mbc_test_hooks.ec_fault_lanes = 0x04;
+        e->op = 0;
+        e->mask = 0xFF;
+        snprintf(what, sizeof(what), "%s: P-%zu mbc_ecdsa_sign_k_mb8, a fault in lane 2", impl,
+                 f->len * 8);
+        ec_check(what, e);
+        mbc_test_hooks.ec_fault_lanes = 0;
+    }
+    free(e);
+    mbc_cpu_restrict(~0ull);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1127,6 +1399,7 @@ int main(void)
         MBT_IMPL_TESTS(test_rsa_private),
         GCM_TESTS(test_gcm),
         MBT_IMPL_TESTS(test_x25519),
+        MBT_IMPL_TESTS(test_ec),
     };
     const int rc = mbt_run("wipe", tests);
     for (int i = 0; i < 3; i++) {
@@ -1134,6 +1407,10 @@ int main(void)
         mbt_rsa_parts_free(&rsa_fx[i].parts);
         mbc_rsa_priv_key_free(rsa_fx[i].priv);
         mbc_rsa_pub_key_free(rsa_fx[i].pub);
+    }
+    for (int i = 0; i < 2; i++) {
+        EVP_PKEY_free(ec_fx[i].pkey);
+        mbc_ec_priv_key_free(ec_fx[i].priv);
     }
     free(nd.a);
     return rc;

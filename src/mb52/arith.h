@@ -52,14 +52,27 @@ MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
 }
 
 /*
- * mb52_amm_k: almost-Montgomery multiplication r = a * b / R mod m.
- * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52.
+ * mb52_quot: the Montgomery quotient digit of a column c, c m0inv mod 2^52.
+ * m0one (a compile-time constant) says that m0inv is 1 (P-256's p: -p^-1 is
+ * 1 mod 2^52), and the digit is then c mod 2^52, a mask instead of a
+ * multiply: the same value, one cycle instead of a multiply's latency.
+ */
+MB52_INLINE vec mb52_quot(vec c, vec m0inv, int m0one)
+{
+    return m0one ? v_and(c, v_set1(MB52_MASK)) : v_madd52lo(v_zero(), c, m0inv);
+}
+
+/*
+ * mb52_amm_q_k: almost-Montgomery multiplication r = a * b / R mod m.
+ * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52 (1 when
+ *       m0one, see mb52_quot). More generally r < a b / R + m, so a, b < 4m
+ *       give r < 2m too when 16m <= R.
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
  * Each accumulator digit takes at most 4k products of < 2^52 plus carries,
  * < 2^61 for k <= 80.
  */
-MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                            const mb52_row *m, vec m0inv, unsigned k)
+MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
+                              const mb52_row *m, vec m0inv, unsigned k, int m0one)
 {
     vec acc[MB52_MAX_DIGITS + 2];
     const vec zero = v_zero();
@@ -73,7 +86,7 @@ MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_madd52lo(acc[j], v_load(a[j]), bi);
         }
-        const vec y = v_madd52lo(zero, acc[0], m0inv);
+        const vec y = mb52_quot(acc[0], m0inv, m0one);
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_madd52lo(acc[j], v_load(m[j]), y);
@@ -98,14 +111,21 @@ MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
     mb52_normalise(r, acc, k);
 }
 
+/* mb52_amm_k: mb52_amm_q_k for any m0inv. */
+MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
+                            const mb52_row *m, vec m0inv, unsigned k)
+{
+    mb52_amm_q_k(r, a, b, m, m0inv, k, 0);
+}
+
 /*
- * mb52_ams_k: almost-Montgomery squaring r = a^2 / R mod m: the same result,
- * digit for digit, as mb52_amm_k(r, a, a, ...), with the cross products
- * computed once and doubled (3k^2 instead of 4k^2 multiplies).
- * Pre/post as mb52_amm_k. Column sums stay below 2 (2k + 2) 2^52 < 2^61.
+ * mb52_ams_q_k: almost-Montgomery squaring r = a^2 / R mod m: the same
+ * result, digit for digit, as mb52_amm_q_k(r, a, a, ...), with the cross
+ * products computed once and doubled (3k^2 instead of 4k^2 multiplies).
+ * Pre/post as mb52_amm_q_k. Column sums stay below 2 (2k + 2) 2^52 < 2^61.
  */
-MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
-                            unsigned k)
+MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
+                              unsigned k, int m0one)
 {
     vec t[2 * MB52_MAX_DIGITS];
     MB52_ALIGN_ROWS mb52_row hi[MB52_MAX_DIGITS];
@@ -137,7 +157,7 @@ MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, v
     }
     /* Montgomery reduction of the 2k columns, one quotient digit per step */
     for (unsigned i = 0; i < k; i++) {
-        const vec y = v_madd52lo(zero, t[0], m0inv);
+        const vec y = mb52_quot(t[0], m0inv, m0one);
         t[k] = v_load(hi[i]);
         t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], v_load(m[0]), y)));
         MB52_UNROLL
@@ -154,6 +174,13 @@ MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, v
         }
     }
     mb52_normalise(r, t, k);
+}
+
+/* mb52_ams_k: mb52_ams_q_k for any m0inv. */
+MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
+                            unsigned k)
+{
+    mb52_ams_q_k(r, a, m, m0inv, k, 0);
 }
 
 /*

@@ -5,8 +5,9 @@
  *
  * MBC_VEC_C_LANES (default 8) narrows the backend to the first lanes of
  * each row: with 2, kernels compute lanes 0 and 1 only, at a quarter of the
- * work, for lone requests (symbols name_c2); with 1, lane 0 only (name_c1).
- * Rows stay 8 words in memory.
+ * work, for lone requests (symbols name_c2); with 1, lane 0 only, an eighth
+ * (symbols name_c1). Rows stay 8 words in memory. MBC_VEC_LANES is the
+ * number of lanes a kernel object computes.
  */
 #ifndef MBC_SRC_MB52_VEC_C_H
 #define MBC_SRC_MB52_VEC_C_H
@@ -20,6 +21,7 @@
 #define MBC_VEC_C_LANES 8
 #endif
 #define VW MBC_VEC_C_LANES
+#define MBC_VEC_LANES MBC_VEC_C_LANES
 
 typedef struct {
     uint64_t v[VW];

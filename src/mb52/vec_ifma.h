@@ -16,6 +16,7 @@ typedef __mmask8 vmask;
 
 #define MBC_KFN(name) mbc_##name##_ifma
 #define MBC_VEC_NAME "ifma"
+#define MBC_VEC_LANES 8
 
 static inline vec v_load(const uint64_t *p) { return _mm512_load_si512((const void *)p); }
 static inline void v_store(uint64_t *p, vec a) { _mm512_store_si512((void *)p, a); }

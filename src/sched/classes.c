@@ -121,6 +121,138 @@ static void x25519_keygen_one(const struct mbc_class *c, mbc_job *job)
  * smaller batch would only cost throughput on IFMA. Keyless rows. */
 #define X25519_LEN MBC_X25519_LEN
 
+/* EC: the row's bits is the curve (mbc_curve). */
+
+static unsigned ec_priv_curve(const void *key)
+{
+    return (unsigned)mbc_ec_priv_key_curve(key);
+}
+
+static unsigned ec_pub_curve(const void *key)
+{
+    return (unsigned)mbc_ec_pub_key_curve(key);
+}
+
+static void ecdsa_sign_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+{
+    uint8_t *sig[MBC_LANES] = {NULL};
+    const uint8_t *digest[MBC_LANES] = {NULL};
+    size_t len[MBC_LANES] = {0};
+    const mbc_ec_priv_key *key[MBC_LANES] = {NULL};
+    for (unsigned i = 0; i < n; i++) {
+        sig[i] = jobs[i]->out;
+        digest[i] = jobs[i]->in;
+        len[i] = jobs[i]->in_len;
+        key[i] = jobs[i]->key;
+    }
+    lane_status(jobs, n,
+                mbc_ecdsa_sign_mb8(sig, digest, len, key, (mbc_curve)c->bits, (1u << n) - 1u));
+}
+
+static void ecdsa_sign_one(const struct mbc_class *c, mbc_job *job)
+{
+    (void)c;
+    job->status = mbc_ecdsa_sign(job->out, job->in, job->in_len, job->key);
+}
+
+static void ecdsa_verify_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+{
+    const uint8_t *sig[MBC_LANES] = {NULL};
+    const uint8_t *digest[MBC_LANES] = {NULL};
+    size_t len[MBC_LANES] = {0};
+    const mbc_ec_pub_key *key[MBC_LANES] = {NULL};
+    for (unsigned i = 0; i < n; i++) {
+        sig[i] = jobs[i]->in2;
+        digest[i] = jobs[i]->in;
+        len[i] = jobs[i]->in_len;
+        key[i] = jobs[i]->key;
+    }
+    lane_status(jobs, n,
+                mbc_ecdsa_verify_mb8(sig, digest, len, key, (mbc_curve)c->bits, (1u << n) - 1u));
+}
+
+static void ecdsa_verify_one(const struct mbc_class *c, mbc_job *job)
+{
+    (void)c;
+    job->status = mbc_ecdsa_verify(job->in2, job->in, job->in_len, job->key);
+}
+
+static void ecdh_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+{
+    uint8_t *secret[MBC_LANES] = {NULL};
+    const uint8_t *peer[MBC_LANES] = {NULL};
+    const mbc_ec_priv_key *key[MBC_LANES] = {NULL};
+    for (unsigned i = 0; i < n; i++) {
+        secret[i] = jobs[i]->out;
+        peer[i] = jobs[i]->in;
+        key[i] = jobs[i]->key;
+    }
+    lane_status(jobs, n, mbc_ecdh_mb8(secret, peer, key, (mbc_curve)c->bits, (1u << n) - 1u));
+}
+
+static void ecdh_one(const struct mbc_class *c, mbc_job *job)
+{
+    (void)c;
+    job->status = mbc_ecdh(job->out, job->in, job->in_len, job->key);
+}
+
+static void ec_keygen_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+{
+    uint8_t *d[MBC_LANES] = {NULL};
+    uint8_t *point[MBC_LANES] = {NULL};
+    for (unsigned i = 0; i < n; i++) {
+        d[i] = jobs[i]->out;
+        point[i] = jobs[i]->out2;
+    }
+    lane_status(jobs, n, mbc_ec_keygen_mb8(d, point, (mbc_curve)c->bits, (1u << n) - 1u));
+}
+
+static void ec_keygen_one(const struct mbc_class *c, mbc_job *job)
+{
+    job->status = mbc_ec_keygen(job->out, job->out2, (mbc_curve)c->bits);
+}
+
+/*
+ * Every EC class runs at 8 jobs: one request per lane, nothing to pair (an
+ * EC kernel pass costs the same for 2 requests as for 8 on IFMA, and the
+ * portable path runs them one by one anyway). L is the scalar length,
+ * digests are up to 64 bytes (SHA-512) of any length.
+ */
+#define EC_ROWS(curve, name, L)                                                                    \
+    {MBC_OP_ECDSA_SIGN,                                                                            \
+     curve,                                                                                        \
+     name "-ecdsa-sign",                                                                           \
+     64,                                                                                           \
+     0,                                                                                            \
+     2 * (L),                                                                                      \
+     0,                                                                                            \
+     MBC_CLASS_IN_ANY_LEN,                                                                         \
+     MBC_LANES,                                                                                    \
+     ec_priv_curve,                                                                                \
+     ecdsa_sign_batch,                                                                             \
+     ecdsa_sign_one},                                                                              \
+        {MBC_OP_ECDSA_VERIFY,                                                                      \
+         curve,                                                                                    \
+         name "-ecdsa-verify",                                                                     \
+         64,                                                                                       \
+         2 * (L),                                                                                  \
+         0,                                                                                        \
+         0,                                                                                        \
+         MBC_CLASS_IN_ANY_LEN,                                                                     \
+         MBC_LANES,                                                                                \
+         ec_pub_curve,                                                                             \
+         ecdsa_verify_batch,                                                                       \
+         ecdsa_verify_one},                                                                        \
+    {                                                                                              \
+        MBC_OP_ECDH, curve, name "-ecdh", 1 + 2 * (L), 0, (L), 0, 0, MBC_LANES, ec_priv_curve,     \
+            ecdh_batch, ecdh_one                                                                   \
+    }
+#define EC_KEYGEN(op, curve, name, L)                                                              \
+    {                                                                                              \
+        op, curve, name "-keygen", 0, 0, (L), 1 + 2 * (L), 0, MBC_LANES, NULL, ec_keygen_batch,    \
+            ec_keygen_one                                                                          \
+    }
+
 const struct mbc_class mbc_classes[] = {
     RSA_PRIV(2048),
     RSA_PRIV(3072),
@@ -128,6 +260,10 @@ const struct mbc_class mbc_classes[] = {
     RSA_PUB(2048),
     RSA_PUB(3072),
     RSA_PUB(4096),
+    EC_ROWS(MBC_CURVE_P256, "p256", 32),
+    EC_ROWS(MBC_CURVE_P384, "p384", 48),
+    EC_KEYGEN(MBC_OP_EC_KEYGEN_P256, MBC_CURVE_P256, "p256", 32),
+    EC_KEYGEN(MBC_OP_EC_KEYGEN_P384, MBC_CURVE_P384, "p384", 48),
     {MBC_OP_X25519_DERIVE, 0, "x25519-derive", X25519_LEN, X25519_LEN, X25519_LEN, 0, 0, MBC_LANES,
      NULL, x25519_derive_batch, x25519_derive_one},
     {MBC_OP_X25519_KEYGEN, 0, "x25519-keygen", 0, 0, X25519_LEN, X25519_LEN, 0, MBC_LANES, NULL,

@@ -177,7 +177,7 @@ __attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const priv[MBC_L
     if (ln.valid != 0) {
         uint8_t rnd[MBC_LANES][LEN];
         const unsigned n = (unsigned)__builtin_popcount(ln.valid);
-        if (mbc_random_bytes(rnd, (size_t)n * LEN) != 0) {
+        if (mbc_random_bytes(rnd, (size_t)n * LEN) != MBC_OK) {
             mbc_lanes_fail(&ln, ln.valid, MBC_LANE_UNSUPPORTED);
         } else {
             /* the private keys are stored clamped: using them clamps

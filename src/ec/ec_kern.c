@@ -1,0 +1,928 @@
+/*
+ * ec_kern.c - the P-256 and P-384 kernels on mb52 rows, written once
+ * against vec.h and compiled per backend: _ifma (AVX-512 IFMA), _c (8
+ * portable lanes) and _c1 (lane 0 only, the portable single-request path).
+ * Every backend computes the same digits.
+ *
+ * Field elements (fe): k normalised rows (digits < 2^52), value < 2m, in
+ * Montgomery form for R = 2^(52 k) (k = 5 for P-256, 8 for P-384; 16 m < R
+ * in both, so the multiply takes inputs up to 4m). Every operation below
+ * takes inputs < 2m (< 4m for the multiply) and returns < 2m, so any
+ * sequence of them keeps that bound; fe_canon gives the unique value < m.
+ * The leaves (multiply, square, add, subtract) are instantiated with a
+ * constant digit count (the Montgomery loops of arith.h unrolled, every
+ * digit in registers), and chosen by k at run time: one well-predicted
+ * branch per field operation, no function pointer.
+ *
+ * Points: projective (X : Y : Z) (ec_pt), the complete formulas of Renes,
+ * Costello and Batina (Eurocrypt 2016) for a = -3: no exceptional case at
+ * all (doubling inside an addition, the identity, P + (-P) all give the
+ * right point), so no branch or mask depends on which points meet.
+ *   pt_add  (algorithm 4)  12 M + 2 M_b + 29 add/sub
+ *   pt_madd (algorithm 5)  11 M + 2 M_b + 23 add/sub, the second point
+ *                          affine and not the identity
+ * (M_b, a multiply by b, is a full multiply here: b has all its digits).
+ * Doubling uses the cheaper projective doubling for a = -3 (pt_dbl,
+ * 7 M + 3 S + 11 add/sub), whose one exceptional input, the identity, is
+ * handled by a mask: doublings are most of d P.
+ *
+ * Scalars: signed (Booth) windows of 5 bits, digits -16..16, nwin windows
+ * (52 for P-256, 77 for P-384: one bit more than the order).
+ *  - Fixed base (k G): a precomputed table of every window's multiples
+ *    (ec_kern.h: ec_gtab_rows): one masked scan of 16 entries and one mixed
+ *    addition per window, no doubling; a zero digit keeps the sum (mask).
+ *  - Variable base (d P): a table of 0..16 P (15 point operations), then
+ *    per window 5 doublings, a masked scan of the 17 entries and one
+ *    addition.
+ * The sign of a digit is applied by a masked negation of y. Every table
+ * scan reads every entry, per lane; lane values reach no branch and no
+ * address. Inversions (mod p and mod n) are Fermat's a^(m-2) with fixed
+ * 4-bit windows of the public exponent.
+ */
+#include "../internal.h"
+#include "../mb52/arith.h"
+#include "ec_kern.h"
+
+/* Batches this backend ran: lets a test prove the dispatched kernel ran. */
+_Atomic unsigned long MBC_KFN(ec_kern_hits);
+
+typedef mb52_row fe[EC_MAX_K];
+
+/* ec_k: the digits of c, at most EC_MAX_K (said so to the compiler, which
+ * otherwise warns about the rows of an fe written past EC_MAX_K). */
+static inline unsigned ec_k(const struct ec_curve *c)
+{
+    if (c->k > EC_MAX_K) {
+        __builtin_unreachable();
+    }
+    return c->k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Field leaves, one instance per digit count                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * mul_K: r = a b / R mod m, r < 2m (a, b < 4m; see mb52_amm_q_k).
+ * sqr_K: r = a^2 / R mod m, the digits of mul_K(r, a, a).
+ * add_K: r = a + b, reduced once by 2m: a, b < 2m -> r < 2m.
+ * sub_K: r = a - b, plus 2m when negative: a, b < 2m -> r < 2m.
+ * canon_K: r = a mod m, for a < 2m.
+ * r may alias a or b in all of them.
+ */
+#define FE_LEAVES(K)                                                                               \
+    static void mul_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
+                        const struct ec_mod *md)                                                   \
+    {                                                                                              \
+        mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), K, 0);                                     \
+    }                                                                                              \
+    static void sqr_##K(mb52_row *r, const mb52_row *a, const struct ec_mod *md)                   \
+    {                                                                                              \
+        mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), K, 0);                                        \
+    }                                                                                              \
+    static void add_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
+                        const struct ec_mod *md)                                                   \
+    {                                                                                              \
+        vec acc[K];                                                                                \
+        for (unsigned j = 0; j < K; j++) {                                                         \
+            acc[j] = v_add(v_load(a[j]), v_load(b[j]));                                            \
+        }                                                                                          \
+        mb52_normalise(r, acc, K);                                                                 \
+        mb52_cond_sub(r, md->m2, K);                                                               \
+    }                                                                                              \
+    static void sub_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
+                        const struct ec_mod *md)                                                   \
+    {                                                                                              \
+        mb52_mod_sub(r, a, b, md->m2, K);                                                          \
+    }                                                                                              \
+    static void canon_##K(mb52_row *r, const mb52_row *a, const struct ec_mod *md)                 \
+    {                                                                                              \
+        mb52_copy(r, a, K);                                                                        \
+        mb52_cond_sub(r, md->m, K);                                                                \
+    }
+FE_LEAVES(5)
+FE_LEAVES(8)
+#undef FE_LEAVES
+
+/* The P-256 p instances: -p^-1 mod 2^52 is 1 (m0one), the quotient digit a
+ * mask instead of a multiply. */
+static void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
+{
+    mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
+}
+
+static void sqr1_5(mb52_row *r, const mb52_row *a, const struct ec_mod *md)
+{
+    mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), 5, 1);
+}
+
+/* The field operations of curve c modulo md (&c->p or &c->n): the leaves
+ * of c->k digits. Bounds as the leaves. */
+static inline void fe_mul(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                          const mb52_row *a, const mb52_row *b)
+{
+    if (c->k == 5) {
+        (md->m0one ? mul1_5 : mul_5)(r, a, b, md);
+    } else {
+        mul_8(r, a, b, md);
+    }
+}
+
+static inline void fe_sqr(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                          const mb52_row *a)
+{
+    if (c->k == 5) {
+        (md->m0one ? sqr1_5 : sqr_5)(r, a, md);
+    } else {
+        sqr_8(r, a, md);
+    }
+}
+
+static inline void fe_add(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                          const mb52_row *a, const mb52_row *b)
+{
+    (c->k == 5 ? add_5 : add_8)(r, a, b, md);
+}
+
+static inline void fe_sub(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                          const mb52_row *a, const mb52_row *b)
+{
+    (c->k == 5 ? sub_5 : sub_8)(r, a, b, md);
+}
+
+static inline void fe_canon(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                            const mb52_row *a)
+{
+    (c->k == 5 ? canon_5 : canon_8)(r, a, md);
+}
+
+/* fe_neg: r = -a mod m (< 2m; 0 for 0), a < 2m. */
+static void fe_neg(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                   const mb52_row *a)
+{
+    EC_ALIGN fe zero = {{0}};
+    fe_sub(c, md, r, zero, a);
+}
+
+/* fe_blend: r = a where m is clear, b where it is set, per lane. */
+static void fe_blend(unsigned k, mb52_row *r, vmask m, const mb52_row *a, const mb52_row *b)
+{
+    for (unsigned j = 0; j < k; j++) {
+        v_store(r[j], v_blend(m, v_load(a[j]), v_load(b[j])));
+    }
+}
+
+/* fe_is_zero: lanes where the k digits of a are all zero. */
+static vmask fe_is_zero(unsigned k, const mb52_row *a)
+{
+    vec acc = v_zero();
+    for (unsigned j = 0; j < k; j++) {
+        acc = v_or(acc, v_load(a[j]));
+    }
+    return vm_not(v_nonzero(acc));
+}
+
+/* fe_eq: lanes where a and b (k digits each) are equal. */
+static vmask fe_eq(unsigned k, const mb52_row *a, const mb52_row *b)
+{
+    vec acc = v_zero();
+    for (unsigned j = 0; j < k; j++) {
+        acc = v_or(acc, v_xor(v_load(a[j]), v_load(b[j])));
+    }
+    return vm_not(v_nonzero(acc));
+}
+
+/* exp_bits: bits pos..pos+width-1 (width < 52) of the public exponent e of
+ * k digits; bits beyond 52 k read as zero. */
+static unsigned exp_bits(const uint64_t *e, unsigned k, unsigned pos, unsigned width)
+{
+    const unsigned j = pos / MB52_BITS, s = pos % MB52_BITS;
+    uint64_t w = j < k ? e[j] >> s : 0;
+    if (s + width > MB52_BITS && j + 1 < k) {
+        w |= e[j + 1] << (MB52_BITS - s);
+    }
+    return (unsigned)(w & ((1u << width) - 1));
+}
+
+/*
+ * fe_inv: r = a^(m-2) mod m (< 2m), Montgomery form in and out: a R gives
+ * a^-1 R; 0 gives 0. Fixed 4-bit windows of the public exponent m - 2
+ * (c->bits bits): bits - 4 squarings and one multiply per non-zero window,
+ * after 14 multiplies for the table. The same operations for every a.
+ */
+static void fe_inv(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                   const mb52_row *a)
+{
+    const unsigned k = ec_k(c);
+    EC_ALIGN fe tab[16];
+    mb52_copy(tab[0], md->one, k);
+    mb52_copy(tab[1], a, k);
+    for (unsigned i = 2; i < 16; i++) {
+        fe_mul(c, md, tab[i], tab[i - 1], a);
+    }
+    const unsigned nw = (c->bits + 3) / 4;
+    mb52_copy(r, tab[exp_bits(md->inv_exp, k, 4 * (nw - 1), 4)], k);
+    for (unsigned w = nw - 1; w-- > 0;) {
+        for (unsigned i = 0; i < 4; i++) {
+            fe_sqr(c, md, r, r);
+        }
+        const unsigned x = exp_bits(md->inv_exp, k, 4 * w, 4);
+        if (x != 0) { /* public: a bit pattern of m - 2 */
+            fe_mul(c, md, r, r, tab[x]);
+        }
+    }
+    mbc_memzero(tab, sizeof(tab));
+}
+
+/* fe_to_mont: r = a R mod m (< 2m) for a plain a < 4m. */
+static void fe_to_mont(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                       const mb52_row *a)
+{
+    fe_mul(c, md, r, a, md->rr);
+}
+
+/* fe_from_mont: r = a / R mod m, fully reduced (< m), for a < 2m: the
+ * plain value of a Montgomery form. */
+static void fe_from_mont(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                         const mb52_row *a)
+{
+    EC_ALIGN fe one = {{0}};
+    v_store(one[0], v_set1(1));
+    fe_mul(c, md, r, a, one);
+    fe_canon(c, md, r, r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Points                                                                    */
+/* ------------------------------------------------------------------------ */
+
+#define FP_MUL(r, a, b) fe_mul(c, &c->p, r, a, b)
+#define FP_SQR(r, a) fe_sqr(c, &c->p, r, a)
+#define FP_ADD(r, a, b) fe_add(c, &c->p, r, a, b)
+#define FP_SUB(r, a, b) fe_sub(c, &c->p, r, a, b)
+
+static void pt_copy(unsigned k, struct ec_pt *r, const struct ec_pt *p)
+{
+    mb52_copy(r->x, p->x, k);
+    mb52_copy(r->y, p->y, k);
+    mb52_copy(r->z, p->z, k);
+}
+
+/* pt_identity: r = (0 : 1 : 0) in every lane. */
+static void pt_identity(const struct ec_curve *c, struct ec_pt *r)
+{
+    mb52_set_small(r->x, 0, c->k);
+    mb52_copy(r->y, c->p.one, c->k);
+    mb52_set_small(r->z, 0, c->k);
+}
+
+/* pt_blend: r = a where m is clear, b where it is set. */
+static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a,
+                     const struct ec_pt *b)
+{
+    fe_blend(k, r->x, m, a->x, b->x);
+    fe_blend(k, r->y, m, a->y, b->y);
+    fe_blend(k, r->z, m, a->z, b->z);
+}
+
+/*
+ * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
+ * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
+ * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
+ * are overwritten): 7 M + 2 M_b + 14 add/sub. r may alias P or Q.
+ */
+static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
+                     mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)
+{
+    EC_ALIGN fe x3, z3;
+    FP_MUL(z3, c->b, t2);
+    FP_SUB(x3, y3, z3);
+    FP_ADD(z3, x3, x3);
+    FP_ADD(x3, x3, z3);
+    FP_SUB(z3, t1, x3);
+    FP_ADD(x3, t1, x3);
+    FP_MUL(y3, c->b, y3);
+    FP_ADD(t1, t2, t2);
+    FP_ADD(t2, t1, t2);
+    FP_SUB(y3, y3, t2);
+    FP_SUB(y3, y3, t0);
+    FP_ADD(t1, y3, y3);
+    FP_ADD(y3, t1, y3);
+    FP_ADD(t1, t0, t0);
+    FP_ADD(t0, t1, t0);
+    FP_SUB(t0, t0, t2);
+    FP_MUL(t1, t4, y3);
+    FP_MUL(t2, t0, y3);
+    FP_MUL(y3, x3, z3);
+    FP_ADD(y3, y3, t2);
+    FP_MUL(x3, t3, x3);
+    FP_SUB(r->x, x3, t1);
+    FP_MUL(z3, t4, z3);
+    FP_MUL(t1, t3, t0);
+    FP_ADD(r->z, z3, t1);
+    mb52_copy(r->y, y3, c->k);
+}
+
+/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b + 29
+ * add/sub). r may alias p or q. */
+static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                   const struct ec_pt *q)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, u, y3;
+    FP_MUL(t0, p->x, q->x);
+    FP_MUL(t1, p->y, q->y);
+    FP_MUL(t2, p->z, q->z);
+    FP_ADD(t3, p->x, p->y);
+    FP_ADD(t4, q->x, q->y);
+    FP_MUL(t3, t3, t4);
+    FP_ADD(t4, t0, t1);
+    FP_SUB(t3, t3, t4);
+    FP_ADD(t4, p->y, p->z);
+    FP_ADD(u, q->y, q->z);
+    FP_MUL(t4, t4, u);
+    FP_ADD(u, t1, t2);
+    FP_SUB(t4, t4, u);
+    FP_ADD(u, p->x, p->z);
+    FP_ADD(y3, q->x, q->z);
+    FP_MUL(u, u, y3);
+    FP_ADD(y3, t0, t2);
+    FP_SUB(y3, u, y3);
+    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+}
+
+/* pt_madd: r = p + (qx, qy) for any p and an affine q that is not the
+ * identity (RCB algorithm 5: 11 M + 2 M_b + 23 add/sub). r may alias p. */
+static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                    const mb52_row *qx, const mb52_row *qy)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
+    FP_MUL(t0, p->x, qx);
+    FP_MUL(t1, p->y, qy);
+    FP_ADD(t3, qx, qy);
+    FP_ADD(t4, p->x, p->y);
+    FP_MUL(t3, t3, t4);
+    FP_ADD(t4, t0, t1);
+    FP_SUB(t3, t3, t4);
+    FP_MUL(t4, qy, p->z);
+    FP_ADD(t4, t4, p->y);
+    FP_MUL(y3, qx, p->z);
+    FP_ADD(y3, y3, p->x);
+    mb52_copy(t2, p->z, c->k); /* Z1 Z2 with Z2 = 1 */
+    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+}
+
+/*
+ * pt_dbl: r = 2 p for a point p of the curve or the identity, in 7 M + 3 S
+ * + 11 add/sub: the doubling of homogeneous projective coordinates for
+ * a = -3 (Cohen, Miyaji and Ono, 1998): w = 3 (X - Z)(X + Z), s = 2 Y Z,
+ * R = Y s, B = 2 X R, h = w^2 - 2 B; X3 = h s, Y3 = w (B - h) - 2 R^2,
+ * Z3 = s^3. Its one exceptional input is the identity (Z = 0: it would
+ * give (0 : 0 : 0)); a point with y = 0 would be another, but a curve of
+ * prime order has none. A mask keeps the identity the identity, so the
+ * doubling of a secret accumulator that is still the identity (leading
+ * zero windows) needs no branch. RCB's complete doubling (algorithm 6,
+ * 8 M + 3 S + 2 M_b) costs a third more and doubles dominate d P.
+ * r may alias p.
+ */
+static void pt_dbl(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
+{
+    const unsigned k = ec_k(c);
+    EC_ALIGN fe w, t, s, ss, rr, b, h;
+    FP_SUB(w, p->x, p->z);
+    FP_ADD(t, p->x, p->z);
+    FP_MUL(w, w, t);
+    FP_ADD(t, w, w);
+    FP_ADD(w, t, w);
+    FP_MUL(s, p->y, p->z);
+    FP_ADD(s, s, s);
+    FP_SQR(ss, s);
+    FP_MUL(t, p->y, s); /* R */
+    FP_SQR(rr, t);
+    FP_MUL(b, p->x, t);
+    FP_ADD(b, b, b);
+    FP_SQR(h, w);
+    FP_SUB(h, h, b);
+    FP_SUB(h, h, b);
+    fe_canon(c, &c->p, t, p->z);
+    const vmask inf = fe_is_zero(k, t);
+    FP_MUL(r->x, h, s);
+    FP_MUL(r->z, s, ss);
+    FP_SUB(t, b, h);
+    FP_MUL(t, w, t);
+    FP_SUB(t, t, rr);
+    FP_SUB(r->y, t, rr);
+    fe_blend(k, r->y, inf, r->y, c->p.one);
+}
+
+/* on_curve: lanes where the affine (x, y) (Montgomery, < 2p) satisfies
+ * y^2 = x^3 - 3x + b. */
+static vmask on_curve(const struct ec_curve *c, const mb52_row *x, const mb52_row *y)
+{
+    EC_ALIGN fe lhs, rhs;
+    FP_SQR(lhs, y);
+    FP_SQR(rhs, x);
+    FP_MUL(rhs, rhs, x);
+    FP_SUB(rhs, rhs, x);
+    FP_SUB(rhs, rhs, x);
+    FP_SUB(rhs, rhs, x);
+    FP_ADD(rhs, rhs, c->b);
+    fe_canon(c, &c->p, lhs, lhs);
+    fe_canon(c, &c->p, rhs, rhs);
+    return fe_eq(c->k, lhs, rhs);
+}
+
+/* to_affine: (x, y) = (X / Z, Y / Z), Montgomery form, < 2p; (0, 0) for
+ * the identity. */
+static void to_affine(const struct ec_curve *c, mb52_row *x, mb52_row *y, const struct ec_pt *p)
+{
+    EC_ALIGN fe zi;
+    fe_inv(c, &c->p, zi, p->z);
+    FP_MUL(x, p->x, zi);
+    FP_MUL(y, p->y, zi);
+}
+
+/* fault: the test hook: one bit of X flipped in the lanes of mask (X stays
+ * normalised and < 2p: bit 0 moves it by one, towards an even value). */
+static void fault(struct ec_pt *p, unsigned mask)
+{
+    const vec flip = v_blend(vm_from_bits(mask), v_zero(), v_set1(1));
+    v_store(p->x[0], v_xor(v_load(p->x[0]), flip));
+}
+
+#undef FP_MUL
+#undef FP_SQR
+#undef FP_ADD
+#undef FP_SUB
+
+/* ------------------------------------------------------------------------ */
+/* Scalar multiplication                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* win_bits: the 6 bits of signed window i of the scalar e (k rows, plain):
+ * bits 5i - 1 .. 5i + 4 (bit -1 is 0), per lane. */
+static vec win_bits(const mb52_row *e, unsigned k, unsigned i)
+{
+    return i == 0 ? v_sll(mb52_window(e, k, 0, EC_WIN), 1)
+                  : mb52_window(e, k, EC_WIN * i - 1, EC_WIN + 1);
+}
+
+/* booth: the signed digit of window bits w (0..63): its absolute value
+ * 0..16 is returned, its sign (set: negative) in *neg. The digits of a
+ * scalar e < 2^(5 nwin - 1) sum to e: sum d_i 32^i. */
+static vec booth(vec w, vmask *neg)
+{
+    *neg = v_nonzero(v_srl(w, EC_WIN));
+    const vec d = v_blend(*neg, w, v_sub(v_set1(2 * (1u << EC_WIN) - 1), w));
+    return v_add(v_srl(d, 1), v_and(d, v_set1(1)));
+}
+
+/* pt_lookup: r = tab[idx] per lane, scanning all n entries. */
+static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsigned n, vec idx)
+{
+    vec acc[3 * EC_MAX_K];
+    for (unsigned j = 0; j < 3 * k; j++) {
+        acc[j] = v_zero();
+    }
+    for (unsigned t = 0; t < n; t++) {
+        const vmask hit = v_eq(idx, v_set1(t));
+        for (unsigned j = 0; j < k; j++) {
+            acc[j] = v_blend(hit, acc[j], v_load(tab[t].x[j]));
+            acc[k + j] = v_blend(hit, acc[k + j], v_load(tab[t].y[j]));
+            acc[2 * k + j] = v_blend(hit, acc[2 * k + j], v_load(tab[t].z[j]));
+        }
+    }
+    for (unsigned j = 0; j < k; j++) {
+        v_store(r->x[j], acc[j]);
+        v_store(r->y[j], acc[k + j]);
+        v_store(r->z[j], acc[2 * k + j]);
+    }
+}
+
+/*
+ * g_lookup: (x, y) = entry idx (0..15; anything else gives zeros) of the
+ * EC_GT_ENTRIES fixed-base entries at tab, per lane, scanning all of them.
+ * lane0 >= 0: every lane reads lane lane0 of the entries (a batch, all at
+ * the same window); lane0 < 0: each lane reads its own (spread windows).
+ */
+static void g_lookup(unsigned k, mb52_row *x, mb52_row *y, const mb52_row *tab, vec idx, int lane0)
+{
+    vec acc[2 * EC_MAX_K];
+    for (unsigned j = 0; j < 2 * k; j++) {
+        acc[j] = v_zero();
+    }
+    for (unsigned t = 0; t < EC_GT_ENTRIES; t++) {
+        const vmask hit = v_eq(idx, v_set1(t));
+        const mb52_row *e = tab + (size_t)t * 2 * k;
+        for (unsigned j = 0; j < 2 * k; j++) {
+            const vec v = lane0 >= 0 ? v_set1(e[j][lane0]) : v_load(e[j]);
+            acc[j] = v_blend(hit, acc[j], v);
+        }
+    }
+    for (unsigned j = 0; j < k; j++) {
+        v_store(x[j], acc[j]);
+        v_store(y[j], acc[k + j]);
+    }
+}
+
+/* add_window: r += the signed digit (absd, neg) of the fixed-base entries
+ * at tab (see g_lookup for lane0); a zero digit leaves r as it is. */
+static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row *tab, vec absd,
+                       vmask neg, int lane0)
+{
+    const unsigned k = ec_k(c);
+    EC_ALIGN fe tx, ty, ny;
+    EC_ALIGN struct ec_pt t;
+    g_lookup(k, tx, ty, tab, v_sub(absd, v_set1(1)), lane0);
+    fe_neg(c, &c->p, ny, ty);
+    fe_blend(k, ty, neg, ty, ny);
+    pt_madd(c, &t, r, tx, ty);
+    pt_blend(k, r, v_nonzero(absd), r, &t);
+}
+
+/* mul_base: r = e G per lane (e plain, k rows, < n), with the fixed-base
+ * table gtab: nwin mixed additions. */
+static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
+                     const mb52_row *gtab)
+{
+    const size_t step_rows = (size_t)EC_GT_ENTRIES * 2 * c->k;
+    pt_identity(c, r);
+    for (unsigned i = 0; i < c->nwin; i++) {
+        vmask neg;
+        const vec absd = booth(win_bits(e, c->k, i), &neg);
+        add_window(c, r, gtab + (i / 8) * step_rows, absd, neg, (int)(i % 8));
+    }
+}
+
+/*
+ * mul_var: r = e P per lane (e plain, k rows, < n; P = (px, py) affine,
+ * Montgomery form, on the curve). tab: EC_VT_ENTRIES points of scratch,
+ * 0..16 P. 5 (nwin - 1) doublings and nwin - 1 additions after the table.
+ */
+static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
+                    const mb52_row *px, const mb52_row *py, struct ec_pt *tab)
+{
+    const unsigned k = ec_k(c);
+    pt_identity(c, &tab[0]);
+    mb52_copy(tab[1].x, px, k);
+    mb52_copy(tab[1].y, py, k);
+    mb52_copy(tab[1].z, c->p.one, k);
+    for (unsigned i = 2; i < EC_VT_ENTRIES; i++) {
+        if (i % 2 == 0) {
+            pt_dbl(c, &tab[i], &tab[i / 2]);
+        } else {
+            pt_madd(c, &tab[i], &tab[i - 1], px, py);
+        }
+    }
+    EC_ALIGN struct ec_pt t;
+    EC_ALIGN fe ny;
+    for (unsigned i = c->nwin; i-- > 0;) {
+        vmask neg;
+        const vec absd = booth(win_bits(e, k, i), &neg);
+        pt_lookup(k, &t, tab, EC_VT_ENTRIES, absd);
+        fe_neg(c, &c->p, ny, t.y);
+        fe_blend(k, t.y, neg, t.y, ny);
+        if (i == c->nwin - 1) {
+            pt_copy(k, r, &t);
+            continue;
+        }
+        for (unsigned s = 0; s < EC_WIN; s++) {
+            pt_dbl(c, r, r);
+        }
+        pt_add(c, r, r, &t);
+    }
+    mbc_memzero(&t, sizeof(t));
+}
+
+#if MBC_VEC_LANES == 8
+/* lane0_bits: bits pos..pos+width-1 of lane 0 of the scalar e (k rows). */
+static uint64_t lane0_bits(const mb52_row *e, unsigned k, unsigned pos, unsigned width)
+{
+    const unsigned j = pos / MB52_BITS, s = pos % MB52_BITS;
+    uint64_t w = j < k ? e[j][0] >> s : 0;
+    if (s + width > MB52_BITS && j + 1 < k) {
+        w |= e[j + 1][0] << (MB52_BITS - s);
+    }
+    return w & ((1ull << width) - 1);
+}
+
+/*
+ * mul_base_spread: r = e G for lane 0's scalar, in lane 0: lane l adds the
+ * windows 8 s + l (gsteps mixed additions, every lane its own table rows),
+ * then the 8 partial sums are added in a tree (3 additions: lanes l + 4,
+ * l + 2, l + 1 moved under lane l through memory). Other lanes of r end up
+ * with partial sums; only lane 0 is the result.
+ */
+static void mul_base_spread(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
+                            const mb52_row *gtab)
+{
+    const unsigned k = ec_k(c);
+    const size_t step_rows = (size_t)EC_GT_ENTRIES * 2 * k;
+    pt_identity(c, r);
+    for (unsigned s = 0; s < c->gsteps; s++) {
+        EC_ALIGN mb52_row w;
+        for (unsigned l = 0; l < 8; l++) {
+            const unsigned i = 8 * s + l;
+            w[l] = i >= c->nwin ? 0
+                   : i == 0     ? lane0_bits(e, k, 0, EC_WIN) << 1
+                                : lane0_bits(e, k, EC_WIN * i - 1, EC_WIN + 1);
+        }
+        vmask neg;
+        const vec absd = booth(v_load(w), &neg);
+        add_window(c, r, gtab + s * step_rows, absd, neg, -1);
+        mbc_memzero(w, sizeof(w));
+    }
+    EC_ALIGN struct ec_pt q;
+    for (unsigned h = 4; h >= 1; h /= 2) {
+        for (unsigned j = 0; j < k; j++) {
+            for (unsigned l = 0; l < 8; l++) {
+                q.x[j][l] = l < h ? r->x[j][l + h] : 0;
+                q.y[j][l] = l < h ? r->y[j][l + h] : c->p.one[j][l];
+                q.z[j][l] = l < h ? r->z[j][l + h] : 0;
+            }
+        }
+        pt_add(c, r, r, &q);
+    }
+    mbc_memzero(&q, sizeof(q));
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Operations                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* point_mul_g: r = e G, by the batch windows or (spread) lane 0's windows
+ * over the 8 lanes. */
+static void point_mul_g(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
+                        const mb52_row *gtab, int spread)
+{
+#if MBC_VEC_LANES == 8
+    if (spread) {
+        mul_base_spread(c, r, e, gtab);
+        return;
+    }
+#else
+    (void)spread;
+#endif
+    mul_base(c, r, e, gtab);
+}
+
+static void base_kern(struct ec_base_args *a, int spread)
+{
+    const struct ec_curve *c = a->c;
+    EC_ALIGN struct ec_pt q;
+    EC_ALIGN fe x, y;
+    MBC_KFN(ec_kern_hits)++;
+    point_mul_g(c, &q, a->d, a->gtab, spread);
+    fault(&q, a->fault_lanes);
+    to_affine(c, x, y, &q);
+    const vmask ok = on_curve(c, x, y);
+    fe_from_mont(c, &c->p, a->x, x);
+    fe_from_mont(c, &c->p, a->y, y);
+    a->ok_lanes = vm_bits(ok) & a->lanes;
+    mbc_memzero(&q, sizeof(q));
+}
+
+/*
+ * sign_kern: R = k G; r = x(R) mod n (x(R) < p < 2n: one subtraction);
+ * s = k^-1 (z + r d) mod n, all mod n in Montgomery form: k^-1 R by
+ * Fermat, r d and (z + r d) k^-1 by multiplies that leave plain values.
+ */
+static void sign_kern(struct ec_sign_args *a, int spread)
+{
+    const struct ec_curve *c = a->c;
+    const struct ec_mod *n = &c->n;
+    const unsigned k = ec_k(c);
+    EC_ALIGN struct ec_pt pr;
+    EC_ALIGN fe x, y, r, t, u, kinv;
+    MBC_KFN(ec_kern_hits)++;
+    point_mul_g(c, &pr, a->k, a->gtab, spread);
+    fault(&pr, a->fault_lanes);
+    to_affine(c, x, y, &pr);
+    const vmask ok = on_curve(c, x, y);
+    fe_from_mont(c, &c->p, t, x);
+    fe_canon(c, n, r, t); /* r = x mod n */
+
+    fe_to_mont(c, n, t, a->k); /* k R */
+    fe_inv(c, n, kinv, t);     /* k^-1 R */
+    fe_to_mont(c, n, t, a->d); /* d R */
+    fe_mul(c, n, u, r, t);     /* r d */
+    fe_canon(c, n, t, a->z);   /* z mod n: z < 2^bits < 2n */
+    fe_add(c, n, u, t, u);     /* z + r d */
+    fe_mul(c, n, u, u, kinv);  /* (z + r d) k^-1 */
+    fe_canon(c, n, u, u);
+
+    const vmask zero = vm_or(fe_is_zero(k, r), fe_is_zero(k, u));
+    mb52_copy(a->r, r, k);
+    mb52_copy(a->s, u, k);
+    a->ok_lanes = vm_bits(ok) & a->lanes;
+    a->zero_lanes = vm_bits(zero) & a->lanes;
+    mbc_memzero(&pr, sizeof(pr));
+    mbc_memzero(kinv, sizeof(kinv));
+    mbc_memzero(t, sizeof(t));
+    mbc_memzero(u, sizeof(u));
+}
+
+void MBC_KFN(ec_base_kern)(struct ec_base_args *a)
+{
+    base_kern(a, 0);
+}
+
+void MBC_KFN(ec_sign_kern)(struct ec_sign_args *a)
+{
+    sign_kern(a, 0);
+}
+
+#if MBC_VEC_LANES == 8
+void MBC_KFN(ec_base_spread_kern)(struct ec_base_args *a)
+{
+    base_kern(a, 1);
+}
+
+void MBC_KFN(ec_sign_spread_kern)(struct ec_sign_args *a)
+{
+    sign_kern(a, 1);
+}
+#endif
+
+/*
+ * verify: w = s^-1 (mod n), u1 = z w, u2 = r w; R = u1 G + u2 Q. Valid
+ * when R is not the identity and x(R) mod n = r, tested without an
+ * inversion: X = r Z, or X = (r + n) Z when r + n < p (mod p). Public data
+ * only; the same constant-time code as the secret operations.
+ */
+void MBC_KFN(ec_verify_kern)(struct ec_verify_args *a)
+{
+    const struct ec_curve *c = a->c;
+    const struct ec_mod *n = &c->n, *p = &c->p;
+    const unsigned k = ec_k(c);
+    EC_ALIGN struct ec_pt r1, r2;
+    EC_ALIGN fe w, u1, u2, qx, qy, xc, t;
+    MBC_KFN(ec_kern_hits)++;
+    fe_to_mont(c, n, t, a->s);
+    fe_inv(c, n, w, t); /* s^-1 R */
+    fe_canon(c, n, t, a->z);
+    fe_mul(c, n, u1, t, w);
+    fe_canon(c, n, u1, u1);
+    fe_mul(c, n, u2, a->r, w);
+    fe_canon(c, n, u2, u2);
+    mul_base(c, &r1, u1, a->gtab);
+    fe_to_mont(c, p, qx, a->qx);
+    fe_to_mont(c, p, qy, a->qy);
+    mul_var(c, &r2, u2, qx, qy, a->scratch);
+    pt_add(c, &r1, &r1, &r2);
+
+    fe_canon(c, p, xc, r1.x);
+    fe_canon(c, p, t, r1.z);
+    const vmask finite = vm_not(fe_is_zero(k, t));
+    fe_to_mont(c, p, t, a->r);
+    fe_mul(c, p, t, t, r1.z); /* r Z */
+    fe_canon(c, p, t, t);
+    const vmask eq1 = fe_eq(k, t, xc);
+    /* r + n, below p? */
+    vec acc[EC_MAX_K], diff[EC_MAX_K];
+    for (unsigned j = 0; j < k; j++) {
+        acc[j] = v_add(v_load(a->r[j]), v_load(n->m[j]));
+    }
+    mb52_normalise(u1, acc, k);
+    const vmask below_p = v_nonzero(mb52_sub_borrow(diff, u1, p->m, k));
+    fe_to_mont(c, p, t, u1);
+    fe_mul(c, p, t, t, r1.z); /* (r + n) Z */
+    fe_canon(c, p, t, t);
+    const vmask eq2 = vm_and(below_p, fe_eq(k, t, xc));
+    a->ok_lanes = vm_bits(vm_and(finite, vm_or(eq1, eq2))) & a->lanes;
+}
+
+/* ecdh: x(d P) for the peer P, checked on the curve first (lanes that are
+ * not compute on G instead), the result checked on the curve after. */
+void MBC_KFN(ec_ecdh_kern)(struct ec_ecdh_args *a)
+{
+    const struct ec_curve *c = a->c;
+    const unsigned k = ec_k(c);
+    EC_ALIGN struct ec_pt q;
+    EC_ALIGN fe px, py, x, y;
+    MBC_KFN(ec_kern_hits)++;
+    fe_to_mont(c, &c->p, px, a->px);
+    fe_to_mont(c, &c->p, py, a->py);
+    const vmask peer = on_curve(c, px, py);
+    fe_blend(k, px, peer, c->gx, px);
+    fe_blend(k, py, peer, c->gy, py);
+    mul_var(c, &q, a->d, px, py, a->scratch);
+    fault(&q, a->fault_lanes);
+    to_affine(c, x, y, &q);
+    const vmask ok = vm_and(peer, on_curve(c, x, y));
+    fe_from_mont(c, &c->p, a->x, x);
+    a->peer_ok = vm_bits(peer) & a->lanes;
+    a->ok_lanes = vm_bits(ok) & a->lanes;
+    mbc_memzero(&q, sizeof(q));
+    mbc_memzero(x, sizeof(x));
+    mbc_memzero(y, sizeof(y));
+}
+
+void MBC_KFN(ec_point_check)(struct ec_point_args *a)
+{
+    const struct ec_curve *c = a->c;
+    EC_ALIGN fe x, y;
+    fe_to_mont(c, &c->p, x, a->x);
+    fe_to_mont(c, &c->p, y, a->y);
+    a->on_curve = vm_bits(on_curve(c, x, y)) & a->lanes;
+}
+
+#if MBC_VEC_LANES == 8
+/* ------------------------------------------------------------------------ */
+/* Tests and the fixed-base table                                            */
+/* ------------------------------------------------------------------------ */
+
+void MBC_KFN(ec_fe_test)(const struct ec_curve *c, const struct ec_mod *md, enum ec_fe_op op,
+                         mb52_row *r, const mb52_row *a, const mb52_row *b)
+{
+    switch (op) {
+    case EC_FE_MUL:
+        fe_mul(c, md, r, a, b);
+        break;
+    case EC_FE_SQR:
+        fe_sqr(c, md, r, a);
+        break;
+    case EC_FE_ADD:
+        fe_add(c, md, r, a, b);
+        break;
+    case EC_FE_SUB:
+        fe_sub(c, md, r, a, b);
+        break;
+    case EC_FE_NEG:
+        fe_neg(c, md, r, a);
+        break;
+    case EC_FE_INV:
+        fe_inv(c, md, r, a);
+        break;
+    case EC_FE_CANON:
+        fe_canon(c, md, r, a);
+        break;
+    }
+}
+
+void MBC_KFN(ec_pt_test)(const struct ec_curve *c, enum ec_pt_op op, struct ec_pt *r,
+                         const struct ec_pt *p, const struct ec_pt *q)
+{
+    switch (op) {
+    case EC_PT_ADD:
+        pt_add(c, r, p, q);
+        break;
+    case EC_PT_MADD:
+        pt_madd(c, r, p, q->x, q->y);
+        break;
+    case EC_PT_DBL:
+        pt_dbl(c, r, p);
+        break;
+    }
+}
+#endif
+
+#if MBC_VEC_LANES == 1
+/*
+ * The fixed-base table (ec_kern.h), on the one-lane build, window by
+ * window: B = 2^(5 i) G (5 doublings of one running point per window),
+ * 1..16 B by 15 point operations, their affine coordinates with one
+ * inversion for the 16 (Montgomery's simultaneous inversion: 3 multiplies
+ * per entry), fully reduced, stored in lane i mod 8 of step i / 8.
+ */
+void mbc_ec_gtab_build_c1(const struct ec_curve *c, mb52_row *tab, struct ec_pt *t)
+{
+    const unsigned k = ec_k(c);
+    EC_ALIGN struct ec_pt g;
+    EC_ALIGN fe prefix[EC_GT_ENTRIES], inv, zi, v;
+    mb52_copy(g.x, c->gx, k);
+    mb52_copy(g.y, c->gy, k);
+    mb52_copy(g.z, c->p.one, k);
+    for (unsigned i = 0; i < 8 * c->gsteps; i++) {
+        pt_copy(k, &t[0], &g);
+        pt_dbl(c, &t[1], &g);
+        for (unsigned j = 2; j < EC_GT_ENTRIES; j++) {
+            pt_add(c, &t[j], &t[j - 1], &g);
+        }
+        mb52_copy(prefix[0], t[0].z, k);
+        for (unsigned j = 1; j < EC_GT_ENTRIES; j++) {
+            fe_mul(c, &c->p, prefix[j], prefix[j - 1], t[j].z);
+        }
+        fe_inv(c, &c->p, inv, prefix[EC_GT_ENTRIES - 1]);
+        for (unsigned j = EC_GT_ENTRIES; j-- > 0;) {
+            if (j > 0) {
+                fe_mul(c, &c->p, zi, inv, prefix[j - 1]); /* 1 / Z_j */
+                fe_mul(c, &c->p, inv, inv, t[j].z);       /* 1 / (Z_0 .. Z_(j-1)) */
+            } else {
+                mb52_copy(zi, inv, k);
+            }
+            mb52_row *e = tab + ((size_t)(i / 8) * EC_GT_ENTRIES + j) * 2 * k;
+            for (unsigned h = 0; h < 2; h++) {
+                fe_mul(c, &c->p, v, h == 0 ? t[j].x : t[j].y, zi);
+                fe_canon(c, &c->p, v, v);
+                for (unsigned d = 0; d < k; d++) {
+                    e[h * k + d][i % 8] = v[d][0];
+                }
+            }
+        }
+        for (unsigned d = 0; d < EC_WIN; d++) {
+            pt_dbl(c, &g, &g);
+        }
+    }
+}
+#endif
