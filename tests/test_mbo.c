@@ -1,7 +1,8 @@
 /*
  * test_mbo.c - openssl/common: the serve policy, the async wake logic of
  * mbo_run inside real OpenSSL ASYNC jobs (a lone request's fd is readable at
- * once and its batch runs on resume; four private requests batch without a
+ * once and its batch runs on resume, or once it has waited the max wait when
+ * one is set; four private requests batch without a
  * flush; a job torn down while paused leaves nothing behind; blocked
  * pausing), one manager per thread, a forked child starting clean, the
  * counters file, and AES-GCM (plain AEAD and TLS 1.2 records) against
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/async.h>
@@ -191,6 +193,28 @@ static void test_policy(void **state)
     const unsigned a = mbo_policy_auto();
     assert_int_equal((a & MBO_FAM_RSA) != 0, strcmp(mbc_impl_name(MBC_ALG_RSA), "ifma") == 0);
     assert_int_equal((a & MBO_FAM_GCM) != 0, strcmp(mbc_impl_name(MBC_ALG_GCM), "vaes512") == 0);
+    /* mbo_policy_setup at run time: the setting, unless MBCRYPTO_SERVE is
+     * set and valid; "auto" when neither is valid. */
+    const char *env = getenv(MBO_SERVE_ENV);
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv(MBO_SERVE_ENV);
+    mbo_policy_setup("aes-gcm");
+    assert_int_equal(mbo_policy(), MBO_FAM_GCM);
+    mbo_policy_setup("bogus");
+    assert_int_equal(mbo_policy(), a);
+    setenv(MBO_SERVE_ENV, "rsa", 1);
+    mbo_policy_setup("aes-gcm");
+    assert_int_equal(mbo_policy(), MBO_FAM_RSA);
+    setenv(MBO_SERVE_ENV, "bogus", 1);
+    mbo_policy_setup("none");
+    assert_int_equal(mbo_policy(), 0);
+    if (saved != NULL) {
+        setenv(MBO_SERVE_ENV, saved, 1);
+        free(saved);
+    } else {
+        unsetenv(MBO_SERVE_ENV);
+    }
+    mbo_policy_setup(NULL);
 }
 
 /* Outside a job: at once, no pause. */
@@ -233,6 +257,42 @@ static void test_lone_request(void **state)
     assert_int_equal(job_fd(&j), fd);
     assert_int_equal(job_step(&j), ASYNC_FINISH);
     req_check(&r);
+    ASYNC_WAIT_CTX_free(j.ctx);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* With a max wait, a resumed lone request pauses again, its fd readable at
+ * once, until it has waited that long; then its batch runs. Settings above
+ * the maximum are refused. */
+static void test_max_wait(void **state)
+{
+    (void)state;
+    const uint32_t wait = 50000;
+    assert_false(mbo_set_max_wait_us(MBO_MAX_WAIT_US_MAX + 1));
+    assert_int_equal(mbo_max_wait_us(), 0);
+    assert_true(mbo_set_max_wait_us(wait));
+    assert_int_equal(mbo_max_wait_us(), wait);
+    struct rsa_req r;
+    struct job j;
+    req_init(&r, 1);
+    const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES), t0 = now_us();
+    assert_int_equal(job_start(&j, &r), ASYNC_PAUSE);
+    assert_int_equal(job_step(&j), ASYNC_PAUSE); /* resumed at once: waits on */
+    assert_true(readable(job_fd(&j)));
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes);
+    while (job_step(&j) == ASYNC_PAUSE) {
+        assert_true(readable(job_fd(&j)));
+    }
+    assert_true(now_us() - t0 >= wait);
+    req_check(&r);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes + 1);
+    assert_true(mbo_set_max_wait_us(0));
     ASYNC_WAIT_CTX_free(j.ctx);
 }
 
@@ -592,12 +652,13 @@ static void test_gcm_tls(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_policy),        cmocka_unit_test(test_outside_job),
-        cmocka_unit_test(test_lone_request),  cmocka_unit_test(test_batch_of_four),
-        cmocka_unit_test(test_two_classes),   cmocka_unit_test(test_teardown_paused),
-        cmocka_unit_test(test_pause_blocked), cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
-        cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_policy),          cmocka_unit_test(test_outside_job),
+        cmocka_unit_test(test_lone_request),    cmocka_unit_test(test_max_wait),
+        cmocka_unit_test(test_batch_of_four),   cmocka_unit_test(test_two_classes),
+        cmocka_unit_test(test_teardown_paused), cmocka_unit_test(test_pause_blocked),
+        cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
+        cmocka_unit_test(test_gcm_tls),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
