@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "mbo.h"
+#include "ossl_gcm.h"
 #include "ossl_rsa.h"
 #include "test_util.h"
 
@@ -493,11 +494,6 @@ static void test_counters_file(void **state)
 
 /* ------------------------------------------------------------- AES-GCM */
 
-static const EVP_CIPHER *aes_gcm(size_t key_len)
-{
-    return key_len == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
-}
-
 /* Plain AEAD, in pieces, against OpenSSL's one-shot; a wrong tag fails. */
 static void test_gcm_aead(void **state)
 {
@@ -510,7 +506,7 @@ static void test_gcm_aead(void **state)
         mbt_rand_bytes(pt, sizeof(pt));
         EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
         int l;
-        assert_true(EVP_EncryptInit_ex(c, aes_gcm(key_len), NULL, key, iv) &&
+        assert_true(EVP_EncryptInit_ex(c, mbt_ossl_gcm(key_len), NULL, key, iv) &&
                     EVP_EncryptUpdate(c, NULL, &l, aad, sizeof(aad)) &&
                     EVP_EncryptUpdate(c, want, &l, pt, sizeof(pt)) &&
                     EVP_EncryptFinal_ex(c, want + l, &l) &&
@@ -546,22 +542,6 @@ static void test_gcm_aead(void **state)
             mbo_gcm_cleanup(&g);
         }
     }
-}
-
-/* tls_evp: OpenSSL's default GCM in libssl's TLS 1.2 mode on rec (in place);
- * returns EVP_Cipher's result. */
-static int tls_evp(size_t key_len, const uint8_t *key, const uint8_t *fixed, int enc,
-                   uint8_t aad[13], uint8_t *rec, size_t len)
-{
-    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
-    int r = -1;
-    if (EVP_CipherInit_ex(c, aes_gcm(key_len), NULL, key, NULL, enc) &&
-        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IV_FIXED, -1, (void *)fixed) &&
-        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16) {
-        r = EVP_Cipher(c, rec, rec, (unsigned)len);
-    }
-    EVP_CIPHER_CTX_free(c);
-    return r;
 }
 
 /* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
@@ -601,7 +581,8 @@ static void test_gcm_tls(void **state)
         daad[12] = (uint8_t)len;
         uint8_t copy[sizeof(rec)];
         memcpy(copy, rec, len);
-        assert_int_equal(tls_evp(key_len, key, iv, 0, daad, copy, len), (int)len);
+        assert_int_equal(mbt_ossl_gcm_tls_record(NULL, key_len, key, iv, -1, 0, daad, copy, len),
+                         (int)len);
         assert_memory_equal(copy + 8, pt, n);
         /* Ours opens: the record as sealed, truncated, forged. */
         for (int t = 0; t < 4; t++) {
