@@ -4,12 +4,13 @@
 #
 #   bash bench/provider_bench.sh [BUILD_DIR]      (default: build)
 #
-# 1. openssl speed, pinned to CPU 1, RSA 2048/3072/4096 sign and verify:
-#    through mbcrypto with -async_jobs 8, -async_jobs 1 and no async; the
-#    default provider alone; and mbc_bench's raw 8-lane rate (mbc_rsa_*_mb8,
-#    every lane full) with the provider's share of it. AES-128/256-GCM
-#    (-evp, 16 KiB, and -aead at 1 KiB: TLS-like messages, re-keyed as
-#    speed does) through mbcrypto and the default provider.
+# 1. openssl speed, pinned to CPU 1 (bench/ossl_speed.sh), RSA 2048/3072/4096
+#    sign and verify: through mbcrypto with -async_jobs 8, -async_jobs 1 and
+#    no async; the default provider alone; and mbc_bench's raw 8-lane rate
+#    (mbc_rsa_*_mb8, every lane full) with the provider's share of it.
+#    AES-128/256-GCM (-evp, 16 KiB, and -aead at 1 KiB and 64 B: TLS-like
+#    messages, re-keyed as speed does) through mbcrypto and the default
+#    provider.
 # 2. HAProxy TLS 1.3 full handshakes per second, HAProxy pinned to CPU 1 and
 #    h2load to CPU 0, RSA-2048 certificate, at 1 and 64 concurrent
 #    connections: the default provider alone, then mbcrypto beside it; with
@@ -26,72 +27,18 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 secs=${SECONDS_PER_RUN:-2}
 runs=${HANDSHAKE_RUNS:-30}
-prov=(-provider-path "$build/openssl" -provider mbcrypto -provider default
+OURS=(-provider-path "$build/openssl" -provider mbcrypto -provider default
       -propquery '?provider=mbcrypto')
+ELAPSED=0
 export MBCRYPTO_SERVE=all
 tmp=$(mktemp -d)
 hpid=""
 trap '[ -n "$hpid" ] && kill "$hpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$top/bench/ossl_speed.sh"
 
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs;" \
-    "mbcrypto kernels: RSA $(python3 - "$build" <<'PY'
-import ctypes, sys
-lib = ctypes.CDLL(sys.argv[1] + "/libmbcrypto.so")
-lib.mbc_impl_name.restype = ctypes.c_char_p
-print(lib.mbc_impl_name(0).decode() + ", AES-GCM " + lib.mbc_impl_name(1).decode())
-PY
-)"
-echo "OpenSSL: $(openssl version)"
-echo
-
-# speed_rsa BITS ARGS...: "sign/s verify/s" of openssl speed (CPU time).
-speed_rsa() {
-    local bits=$1
-    shift
-    taskset -c 1 openssl speed -seconds "$secs" "$@" "rsa$bits" 2>/dev/null |
-        awk -v b="$bits" '$1 == "rsa" && $2 == b { print $(NF-1), $NF }'
-}
-# raw BITS OP: mbc_bench's 8-lane rate (ops per CPU second).
-raw() {
-    taskset -c 1 "$build/bench/mbc_bench" "rsa$1/$2" --seconds "$secs" --reps 3 --cpu-time \
-        --compare none --json --quiet 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print("%.0f" % d["passes"][0]["results"][0]["ops_per_s"]["median"])'
-}
-
-printf '%-10s %-7s %12s %12s %12s %12s %12s %10s\n' "op" "" "async 8" "async 1" "no async" \
-    "OpenSSL" "mbc raw 8" "8/raw"
-for bits in 2048 3072 4096; do
-    read -r s8 v8 <<< "$(speed_rsa "$bits" "${prov[@]}" -async_jobs 8)"
-    read -r s1 v1 <<< "$(speed_rsa "$bits" "${prov[@]}" -async_jobs 1)"
-    read -r s0 v0 <<< "$(speed_rsa "$bits" "${prov[@]}")"
-    read -r so vo <<< "$(speed_rsa "$bits" -provider default)"
-    rs=$(raw "$bits" private)
-    rv=$(raw "$bits" public)
-    printf '%-10s %-7s %12s %12s %12s %12s %12s %9.0f%%\n' "rsa$bits" sign "$s8" "$s1" "$s0" \
-        "$so" "$rs" "$(python3 -c "print(100*$s8/$rs)")"
-    printf '%-10s %-7s %12s %12s %12s %12s %12s %9.0f%%\n' "rsa$bits" verify "$v8" "$v1" "$v0" \
-        "$vo" "$rv" "$(python3 -c "print(100*$v8/$rv)")"
-done
-echo "(sign/s and verify/s per CPU second; mbc raw 8: mbc_bench, 8 lanes full)"
-echo
-
-# speed_gcm ARGS...: the rate in kB/s of the one size asked.
-speed_gcm() {
-    taskset -c 1 openssl speed -seconds "$secs" "$@" 2>/dev/null | awk '/^AES-/ { print $NF }'
-}
-printf '%-12s %-16s %14s %14s %8s\n' "cipher" "run" "mbcrypto" "OpenSSL" "ratio"
-for c in aes-128-gcm aes-256-gcm; do
-    for mode in "-bytes 16384" "-aead -bytes 1024" "-aead -bytes 64"; do
-        ours=$(speed_gcm "${prov[@]}" $mode -evp "$c")
-        theirs=$(speed_gcm -provider default $mode -evp "$c")
-        printf '%-12s %-16s %14s %14s %7.2fx\n' "$c" "$mode" "$ours" "$theirs" \
-            "$(python3 -c "print(float('${ours%k}')/float('${theirs%k}'))")"
-    done
-done
-echo "(kB/s per CPU second)"
-echo
+speed_header
+rsa_table
+gcm_table
 
 # ---------------------------------------------------------------- HAProxy
 if ! command -v haproxy >/dev/null || ! command -v h2load >/dev/null; then

@@ -1,7 +1,8 @@
 /*
  * test_mbo.c - openssl/common: the serve policy, the async wake logic of
  * mbo_run inside real OpenSSL ASYNC jobs (a lone request's fd is readable at
- * once and its batch runs on resume; four private requests batch without a
+ * once and its batch runs on resume, or once it has waited the max wait when
+ * one is set; four private requests batch without a
  * flush; a job torn down while paused leaves nothing behind; blocked
  * pausing), one manager per thread, a forked child starting clean, the
  * counters file, and AES-GCM (plain AEAD and TLS 1.2 records) against
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/async.h>
@@ -21,6 +23,7 @@
 #include <openssl/evp.h>
 
 #include "mbo.h"
+#include "ossl_gcm.h"
 #include "ossl_rsa.h"
 #include "test_util.h"
 
@@ -191,6 +194,28 @@ static void test_policy(void **state)
     const unsigned a = mbo_policy_auto();
     assert_int_equal((a & MBO_FAM_RSA) != 0, strcmp(mbc_impl_name(MBC_ALG_RSA), "ifma") == 0);
     assert_int_equal((a & MBO_FAM_GCM) != 0, strcmp(mbc_impl_name(MBC_ALG_GCM), "vaes512") == 0);
+    /* mbo_policy_setup at run time: the setting, unless MBCRYPTO_SERVE is
+     * set and valid; "auto" when neither is valid. */
+    const char *env = getenv(MBO_SERVE_ENV);
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv(MBO_SERVE_ENV);
+    mbo_policy_setup("aes-gcm");
+    assert_int_equal(mbo_policy(), MBO_FAM_GCM);
+    mbo_policy_setup("bogus");
+    assert_int_equal(mbo_policy(), a);
+    setenv(MBO_SERVE_ENV, "rsa", 1);
+    mbo_policy_setup("aes-gcm");
+    assert_int_equal(mbo_policy(), MBO_FAM_RSA);
+    setenv(MBO_SERVE_ENV, "bogus", 1);
+    mbo_policy_setup("none");
+    assert_int_equal(mbo_policy(), 0);
+    if (saved != NULL) {
+        setenv(MBO_SERVE_ENV, saved, 1);
+        free(saved);
+    } else {
+        unsetenv(MBO_SERVE_ENV);
+    }
+    mbo_policy_setup(NULL);
 }
 
 /* Outside a job: at once, no pause. */
@@ -233,6 +258,42 @@ static void test_lone_request(void **state)
     assert_int_equal(job_fd(&j), fd);
     assert_int_equal(job_step(&j), ASYNC_FINISH);
     req_check(&r);
+    ASYNC_WAIT_CTX_free(j.ctx);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* With a max wait, a resumed lone request pauses again, its fd readable at
+ * once, until it has waited that long; then its batch runs. Settings above
+ * the maximum are refused. */
+static void test_max_wait(void **state)
+{
+    (void)state;
+    const uint32_t wait = 50000;
+    assert_false(mbo_set_max_wait_us(MBO_MAX_WAIT_US_MAX + 1));
+    assert_int_equal(mbo_max_wait_us(), 0);
+    assert_true(mbo_set_max_wait_us(wait));
+    assert_int_equal(mbo_max_wait_us(), wait);
+    struct rsa_req r;
+    struct job j;
+    req_init(&r, 1);
+    const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES), t0 = now_us();
+    assert_int_equal(job_start(&j, &r), ASYNC_PAUSE);
+    assert_int_equal(job_step(&j), ASYNC_PAUSE); /* resumed at once: waits on */
+    assert_true(readable(job_fd(&j)));
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes);
+    while (job_step(&j) == ASYNC_PAUSE) {
+        assert_true(readable(job_fd(&j)));
+    }
+    assert_true(now_us() - t0 >= wait);
+    req_check(&r);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes + 1);
+    assert_true(mbo_set_max_wait_us(0));
     ASYNC_WAIT_CTX_free(j.ctx);
 }
 
@@ -433,11 +494,6 @@ static void test_counters_file(void **state)
 
 /* ------------------------------------------------------------- AES-GCM */
 
-static const EVP_CIPHER *aes_gcm(size_t key_len)
-{
-    return key_len == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
-}
-
 /* Plain AEAD, in pieces, against OpenSSL's one-shot; a wrong tag fails. */
 static void test_gcm_aead(void **state)
 {
@@ -450,7 +506,7 @@ static void test_gcm_aead(void **state)
         mbt_rand_bytes(pt, sizeof(pt));
         EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
         int l;
-        assert_true(EVP_EncryptInit_ex(c, aes_gcm(key_len), NULL, key, iv) &&
+        assert_true(EVP_EncryptInit_ex(c, mbt_ossl_gcm(key_len), NULL, key, iv) &&
                     EVP_EncryptUpdate(c, NULL, &l, aad, sizeof(aad)) &&
                     EVP_EncryptUpdate(c, want, &l, pt, sizeof(pt)) &&
                     EVP_EncryptFinal_ex(c, want + l, &l) &&
@@ -486,22 +542,6 @@ static void test_gcm_aead(void **state)
             mbo_gcm_cleanup(&g);
         }
     }
-}
-
-/* tls_evp: OpenSSL's default GCM in libssl's TLS 1.2 mode on rec (in place);
- * returns EVP_Cipher's result. */
-static int tls_evp(size_t key_len, const uint8_t *key, const uint8_t *fixed, int enc,
-                   uint8_t aad[13], uint8_t *rec, size_t len)
-{
-    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
-    int r = -1;
-    if (EVP_CipherInit_ex(c, aes_gcm(key_len), NULL, key, NULL, enc) &&
-        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IV_FIXED, -1, (void *)fixed) &&
-        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16) {
-        r = EVP_Cipher(c, rec, rec, (unsigned)len);
-    }
-    EVP_CIPHER_CTX_free(c);
-    return r;
 }
 
 /* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
@@ -541,7 +581,8 @@ static void test_gcm_tls(void **state)
         daad[12] = (uint8_t)len;
         uint8_t copy[sizeof(rec)];
         memcpy(copy, rec, len);
-        assert_int_equal(tls_evp(key_len, key, iv, 0, daad, copy, len), (int)len);
+        assert_int_equal(mbt_ossl_gcm_tls_record(NULL, key_len, key, iv, -1, 0, daad, copy, len),
+                         (int)len);
         assert_memory_equal(copy + 8, pt, n);
         /* Ours opens: the record as sealed, truncated, forged. */
         for (int t = 0; t < 4; t++) {
@@ -592,12 +633,13 @@ static void test_gcm_tls(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_policy),        cmocka_unit_test(test_outside_job),
-        cmocka_unit_test(test_lone_request),  cmocka_unit_test(test_batch_of_four),
-        cmocka_unit_test(test_two_classes),   cmocka_unit_test(test_teardown_paused),
-        cmocka_unit_test(test_pause_blocked), cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
-        cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_policy),          cmocka_unit_test(test_outside_job),
+        cmocka_unit_test(test_lone_request),    cmocka_unit_test(test_max_wait),
+        cmocka_unit_test(test_batch_of_four),   cmocka_unit_test(test_two_classes),
+        cmocka_unit_test(test_teardown_paused), cmocka_unit_test(test_pause_blocked),
+        cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
+        cmocka_unit_test(test_gcm_tls),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tools/openssl35.sh DIR - OpenSSL 3.5 for the provider's tests: Debian 13's
-# libssl3t64 and openssl packages, with the libc6 its libraries need,
-# downloaded with apt-get download from the trixie suite and unpacked with
-# dpkg-deb -x into DIR/root. Nothing is installed over the system's. The
+# tools/openssl35.sh DIR - OpenSSL 3.5 for the provider's and the ENGINE's
+# tests: Debian 13's libssl3t64 and openssl packages, with the libc6 its
+# libraries need, downloaded with apt-get download from the trixie suite and
+# unpacked with dpkg-deb -x into DIR/root. Nothing is installed over the system's. The
 # tests run DIR/root/usr/bin/openssl (and the system's haproxy) through
 # DIR/root/usr/lib64/ld-linux-x86-64.so.2 --library-path
 # DIR/root/usr/lib/x86_64-linux-gnu.

@@ -71,15 +71,17 @@ bench)
     ;;
 test)
     install_packages
-    configure build -Dtests=true -Dbench=true
+    # openssl_engine=auto: a build directory made before the option's default
+    # became auto keeps the old value on reconfigure.
+    configure build -Dtests=true -Dbench=true -Dopenssl_engine=auto
     ninja -C build -j "$jobs"
-    # OpenSSL 3.5 (Debian 13) for the provider's tests, unpacked into
-    # build/openssl35; those tests skip when it cannot be had.
+    # OpenSSL 3.5 (Debian 13) for the provider's and the ENGINE's tests,
+    # unpacked into build/openssl35; those tests skip when it cannot be had.
     bash tools/openssl35.sh build/openssl35 ||
-        echo "== OpenSSL 3.5 not available: its provider tests will skip" >&2
+        echo "== OpenSSL 3.5 not available: its provider and ENGINE tests will skip" >&2
     # CXX: the C++ header test (tests/cxx) builds with the C compiler's family.
     CC=clang-14 CXX=clang++-14 configure build-asan -Dtests=true -Dbench=false \
-        -Dbuildtype=debugoptimized \
+        -Dbuildtype=debugoptimized -Dopenssl_engine=auto \
         -Db_sanitize=address,undefined -Db_lundef=false \
         -Dc_args=-fno-sanitize-recover=all
     ninja -C build-asan -j "$jobs"

@@ -13,10 +13,13 @@
  *     the request and every other one waiting in this thread.
  * So a lone request waits one round of the event loop (a poll that returns
  * at once), never a timer, and requests arriving in the same round batch.
+ * With a max wait set (mbo_set_max_wait_us), step 3 pauses again instead of
+ * running the batches until the request has waited that long.
  */
 #include <errno.h>
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/async.h>
@@ -24,6 +27,29 @@
 #include "mbo_local.h"
 
 const char mbo_wait_key = 0;
+
+static uint32_t max_wait_us; /* mbo_set_max_wait_us (atomic) */
+
+int mbo_set_max_wait_us(uint32_t us)
+{
+    if (us > MBO_MAX_WAIT_US_MAX) {
+        return 0;
+    }
+    __atomic_store_n(&max_wait_us, us, __ATOMIC_RELAXED);
+    return 1;
+}
+
+uint32_t mbo_max_wait_us(void)
+{
+    return __atomic_load_n(&max_wait_us, __ATOMIC_RELAXED);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 static int req_done(const struct mbo_req *r)
 {
@@ -164,12 +190,15 @@ mbc_err mbo_run(mbc_job *job)
     if (err != MBC_OK) {
         return err;
     }
+    const uint32_t max_wait = mbo_max_wait_us();
+    const uint64_t t0 = max_wait != 0 ? now_us() : 0;
     while (!req_done(&req)) {
         /* The fd joins the wait context only for a job that really pauses:
          * event loops learn of it from that pause (HAProxy deletes, at
          * close, every fd of the context from its poller). */
         const int fd = ctx != NULL ? wait_fd(ctx) : -1;
-        if (fd >= 0 && signal_fd(fd)) {
+        const int paused = fd >= 0 && signal_fd(fd);
+        if (paused) {
             mbo_count(MBO_CTR_ASYNC_PAUSES, 1);
             ASYNC_pause_job(); /* returns at once when pausing is blocked */
             clear_fd(aj);
@@ -178,9 +207,13 @@ mbc_err mbo_run(mbc_job *job)
             }
         }
         /* Nothing filled the class meanwhile: run the partial batches, if
-         * this is still the thread whose manager holds the request. A job
-         * resumed on another thread pauses again until that one runs it. */
+         * this is still the thread whose manager holds the request (and it
+         * may wait no longer). A job resumed on another thread pauses again
+         * until that one runs it. */
         if (mbo_thread_get() == t) {
+            if (paused && max_wait != 0 && now_us() - t0 < max_wait) {
+                continue;
+            }
             flush(t, mgr, 1);
             continue;
         }

@@ -62,7 +62,16 @@ unsigned mbo_policy_auto(void);
  */
 int mbo_policy_parse(const char *s, unsigned *fams);
 
-/* mbo_policy: the families served, fixed by mbo_init. */
+/*
+ * mbo_policy_setup: sets the families served: MBCRYPTO_SERVE when it is set
+ * and valid, else cfg when valid, else "auto". mbo_init calls it (first
+ * reference) with its serve_cfg; the ENGINE calls it again when its SERVE
+ * command changes the setting. Operations already running keep the policy
+ * they started with; the next ones see the new one.
+ */
+void mbo_policy_setup(const char *cfg);
+
+/* mbo_policy: the families served (see mbo_policy_setup). */
 unsigned mbo_policy(void);
 
 /* mbo_policy_str: the names of fams ("rsa,aes-gcm", "" for none) in buf
@@ -146,6 +155,23 @@ size_t mbo_threads_live(void);
  * wait context or its fd.
  */
 mbc_err mbo_run(mbc_job *job);
+
+/*
+ * mbo_set_max_wait_us: the longest, in microseconds, that a request of a
+ * partial batch waits inside an ASYNC job for others to join it (the
+ * ENGINE's MAX_WAIT_US command). 0, the default: one event-loop round, as
+ * described above. With more, a resumed job whose request is still waiting
+ * pauses again, its fd again readable at once (so the event loop keeps
+ * serving other connections; it busy-polls rather than sleeps), until the
+ * request has waited that long; then the partial batches run. Where pausing
+ * is blocked (ASYNC_block_pause) the job spins for that time instead. At
+ * most MBO_MAX_WAIT_US_MAX: returns 0 (nothing changed) for more. Takes
+ * effect for the requests submitted after it.
+ * mbo_max_wait_us: the setting.
+ */
+#define MBO_MAX_WAIT_US_MAX 100000u
+int mbo_set_max_wait_us(uint32_t us);
+uint32_t mbo_max_wait_us(void);
 
 /* mbo_wait_key: the key of our fd in an ASYNC_WAIT_CTX. */
 extern const char mbo_wait_key;

@@ -25,10 +25,6 @@ size_t mbo_drain(mbc_mgr *mgr);
  * had (fn not called). */
 int mbo_thread_call(struct mbo_thread *t, void (*fn)(void *), void *arg, int own_stack);
 
-/* mbo_policy_setup: fixes the policy from cfg and MBCRYPTO_SERVE (at the
- * first mbo_init). */
-void mbo_policy_setup(const char *cfg);
-
 /* mbo_counters_setup, mbo_counters_teardown: map and unmap the counters file
  * named by MBCRYPTO_COUNTERS_FILE (at the first mbo_init, the last mbo_fini). */
 void mbo_counters_setup(void);

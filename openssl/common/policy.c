@@ -9,7 +9,8 @@
 
 #include "mbo_local.h"
 
-static unsigned served; /* fixed by mbo_policy_setup */
+static unsigned served; /* set by mbo_policy_setup (atomic: the ENGINE's SERVE
+                         * command may change it while operations run) */
 
 static int impl_is(mbc_alg alg, const char *name)
 {
@@ -91,12 +92,12 @@ void mbo_policy_setup(const char *cfg)
     if (!mbo_policy_parse(env, &f)) {
         mbo_policy_parse(cfg, &f);
     }
-    served = f;
+    __atomic_store_n(&served, f, __ATOMIC_RELAXED);
 }
 
 unsigned mbo_policy(void)
 {
-    return served;
+    return __atomic_load_n(&served, __ATOMIC_RELAXED);
 }
 
 void mbo_policy_str(unsigned fams, char *buf, size_t len)

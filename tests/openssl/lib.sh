@@ -1,11 +1,14 @@
-# tests/openssl/lib.sh - shared by the provider's shell tests: TAP output,
-# loopback ports, the OpenSSL under test (3.0 of the system, or 3.5 unpacked
-# by tools/openssl35.sh), the provider's flags and counters, cleanup.
+# tests/openssl/lib.sh - shared by the provider's and the ENGINE's shell
+# tests: TAP output, loopback ports, the OpenSSL under test (3.0 of the
+# system, or 3.5 unpacked by tools/openssl35.sh), the flags that load
+# mbcrypto (provider or ENGINE) and its counters, openssl speed and
+# s_server/s_client cases, cleanup.
 #
 # Environment (set by tests/meson.build): MBC_PROVIDER_DIR (the directory of
-# mbcrypto.so), MBC_TEST_CERTS (a scratch directory), MBC_OPENSSL35_DIR (where
-# tools/openssl35.sh unpacked OpenSSL 3.5), MBC_SRC (the source tree).
-# A test sources this file, then calls use_openssl 30|35.
+# the provider's mbcrypto.so), MBC_ENGINE_DIR (the ENGINE's), MBC_TEST_CERTS
+# (a scratch directory), MBC_OPENSSL35_DIR (where tools/openssl35.sh
+# unpacked OpenSSL 3.5), MBC_SRC (the source tree). A test sources this
+# file, then calls use_openssl 30|35 and, for the ENGINE, use_engine.
 
 set -u
 tap_n=0
@@ -86,12 +89,123 @@ use_openssl() {
 }
 
 # Provider flags: ours first, the default provider beside it, ours preferred.
-PROV=(-provider-path "$MBC_PROVIDER_DIR" -provider mbcrypto -provider default
+PROV=(-provider-path "${MBC_PROVIDER_DIR:-}" -provider mbcrypto -provider default
       -propquery '?provider=mbcrypto')
 DEFAULT_ONLY=(-provider default)
+# OURS: the flags of a command that loads mbcrypto (the provider's, or the
+# ENGINE's after use_engine); the speed and TLS cases below use them.
+OURS=("${PROV[@]}")
+
+# use_engine: mbcrypto as the ENGINE (found in MBC_ENGINE_DIR).
+use_engine() {
+    export OPENSSL_ENGINES=$MBC_ENGINE_DIR
+    OURS=(-engine mbcrypto)
+}
 
 # counter FILE NAME: the value of one counter of a counters file.
 counter() { python3 "$MBC_SRC/tests/openssl/counters.py" "$1" "$2"; }
+
+# check_counters EXPECT...: the failed expectations (empty if none), each
+# EXPECT FILE:COUNTER>=N or FILE:COUNTER=N.
+check_counters() {
+    local e bad=""
+    for e in "$@"; do
+        local file=${e%%:*} rest=${e#*:}
+        local cname=${rest%%[>=]*} want=${rest##*[>=]} got
+        got=$(counter "$file" "$cname")
+        case $rest in
+        *'>='*) [ "$got" -ge "$want" ] || bad+=" ${file##*.}:$cname=$got<$want" ;;
+        *) [ "$got" -eq "$want" ] || bad+=" ${file##*.}:$cname=$got!=$want" ;;
+        esac
+    done
+    echo "$bad"
+}
+
+# speed_case NAME "SPEED ARGS" EXPECT...: openssl speed with OURS, for one
+# second per run; passed when it ran, printed no failed (negative) rate and
+# its counters meet EXPECT (COUNTER>=N or COUNTER=N). speed checks the
+# signatures it made itself.
+speed_case() {
+    local name=$1 args=$2 ctr="$scratch/$1.ctr" out="$scratch/$1.out"
+    shift 2
+    if ! MBCRYPTO_COUNTERS_FILE="$ctr" timeout 120 "${OPENSSL[@]}" speed "${OURS[@]}" \
+        -seconds 1 $args > "$out" 2> "$scratch/$name.err"; then
+        not_ok "$name: openssl speed failed"
+        tail -n 5 "$scratch/$name.err" | sed 's/^/#   /'
+        return
+    fi
+    # The result line (the last one) must have no failed (negative) rate.
+    local res
+    res=$(tail -n 1 "$out")
+    note "$name: $res"
+    if grep -q -- ' -' <<< "$res" || [ -z "$res" ]; then
+        not_ok "$name: $res"
+        return
+    fi
+    local bad
+    bad=$(check_counters "${@/#/$ctr:}")
+    if [ -n "$bad" ]; then not_ok "$name: counters$bad"; else ok "$name"; fi
+}
+
+# Client settings of the TLS cases, and what each side of one must count.
+T12="-tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256"
+T13_128="-tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256"
+T13_256="-tls1_3 -ciphersuites TLS_AES_256_GCM_SHA384"
+SRV_OPS=(s:ops-rsa-sign'>='1 s:ops-aes-gcm-encrypt'>='1 s:ops-aes-gcm-decrypt'>='1)
+CLI_OPS=(c:ops-rsa-verify'>='1 c:ops-aes-gcm-encrypt'>='1 c:ops-aes-gcm-decrypt'>='1)
+
+# tls_case NAME WHO CERT "SERVER ARGS" "CLIENT ARGS" EXPECT...: openssl
+# s_server (-WWW, one connection) and s_client on 127.0.0.1; the client
+# fetches data.bin (made by the test in $scratch) and it must arrive byte
+# for byte. WHO: srv, cli or both: the side(s) loading mbcrypto with OURS
+# (the other one runs the default provider alone). EXPECT: FILE:COUNTER>=N
+# or FILE:COUNTER=N with FILE s (server) or c (client).
+tls_case() {
+    local name=$1 who=$2 cert=$3 sargs=$4 cargs=$5
+    shift 5
+    local sprov=("${DEFAULT_ONLY[@]}") cprov=("${DEFAULT_ONLY[@]}")
+    [ "$who" != cli ] && sprov=("${OURS[@]}")
+    [ "$who" != srv ] && cprov=("${OURS[@]}")
+    local port sc="$scratch/$name.s" cc="$scratch/$name.c" out="$scratch/$name.out"
+    rm -f "$sc" "$cc"
+    port=$(free_port)
+    (cd "$scratch" && MBCRYPTO_COUNTERS_FILE="$sc" exec "${OPENSSL[@]}" s_server "${sprov[@]}" \
+        -accept "127.0.0.1:$port" -cert "$MBC_TEST_CERTS/$cert.crt" \
+        -key "$MBC_TEST_CERTS/$cert.key" -naccept 1 -WWW $sargs) \
+        > "$scratch/$name.slog" 2>&1 &
+    local spid=$!
+    pids+=("$spid")
+    if ! wait_port "$port"; then
+        not_ok "$name: server did not start"
+        return
+    fi
+    printf 'GET /data.bin HTTP/1.0\r\n\r\n' |
+        MBCRYPTO_COUNTERS_FILE="$cc" timeout 60 "${OPENSSL[@]}" s_client "${cprov[@]}" \
+            -connect "127.0.0.1:$port" -quiet $cargs > "$out" 2> "$scratch/$name.clog"
+    timeout 20 tail --pid="$spid" -f /dev/null
+    kill "$spid" 2>/dev/null
+    # The body after the header must be the file.
+    if ! python3 - "$out" "$scratch/data.bin" <<'PY'; then
+import sys
+got = open(sys.argv[1], "rb").read()
+want = open(sys.argv[2], "rb").read()
+sys.exit(0 if got.split(b"\r\n\r\n", 1)[-1] == want else 1)
+PY
+        not_ok "$name: data not received intact ($(wc -c < "$out") bytes)"
+        tail -n 5 "$scratch/$name.clog" "$scratch/$name.slog" | sed 's/^/#   /'
+        return
+    fi
+    local e expect=()
+    for e in "$@"; do
+        case $e in
+        s:*) expect+=("$sc:${e#s:}") ;;
+        *) expect+=("$cc:${e#c:}") ;;
+        esac
+    done
+    local bad
+    bad=$(check_counters "${expect[@]}")
+    if [ -n "$bad" ]; then not_ok "$name: counters$bad"; else ok "$name"; fi
+}
 
 # certs: RSA 2048/3072/4096 (and 1024, 8192 for the fallback) keys and
 # self-signed certificates in MBC_TEST_CERTS, made once, with the default

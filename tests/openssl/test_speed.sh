@@ -8,33 +8,6 @@
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 export MBCRYPTO_SERVE=all
 
-# speed_case NAME "SPEED ARGS" EXPECT...: EXPECT as COUNTER>=N.
-speed_case() {
-    local name=$1 args=$2 ctr="$scratch/$1.ctr" out="$scratch/$1.out"
-    shift 2
-    if ! MBCRYPTO_COUNTERS_FILE="$ctr" timeout 120 "${OPENSSL[@]}" speed "${PROV[@]}" \
-        -seconds 1 $args > "$out" 2> "$scratch/$name.err"; then
-        not_ok "$name: openssl speed failed"
-        tail -n 5 "$scratch/$name.err" | sed 's/^/#   /'
-        return
-    fi
-    # The result line (the last one) must have no failed (negative) rate.
-    local res
-    res=$(tail -n 1 "$out")
-    note "$name: $res"
-    if grep -q -- ' -' <<< "$res" || [ -z "$res" ]; then
-        not_ok "$name: $res"
-        return
-    fi
-    local e bad=""
-    for e in "$@"; do
-        local cname=${e%%>=*} want=${e##*>=} got
-        got=$(counter "$ctr" "$cname")
-        [ "$got" -ge "$want" ] || bad+=" $cname=$got<$want"
-    done
-    if [ -n "$bad" ]; then not_ok "$name: counters$bad"; else ok "$name"; fi
-}
-
 for b in 2048 3072 4096; do
     speed_case "rsa$b-async8" "-async_jobs 8 rsa$b" ops-rsa-sign'>='8 ops-rsa-verify'>='8 \
         keys-rsa'>='1 async-pauses'>='1 async-batched'>='2

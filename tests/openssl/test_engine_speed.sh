@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# test_engine_speed.sh 30|35 - the mbcrypto ENGINE in the openssl command:
+# `openssl engine -t` and `-vvv` (its control commands); openssl speed
+# -engine mbcrypto for RSA 2048/3072/4096 with -async_jobs 8 and without,
+# and AES-GCM (-evp, -aead), each proven to run through mbcrypto by the
+# counters file (the RSA ones with -async_jobs 8 to batch); the
+# PRINT_COUNTERS command reporting that file's counts; an openssl.cnf
+# [engine_section] that loads the ENGINE (dynamic_path), serves all with
+# its SERVE command and makes it the default, used by speed without
+# -engine; and SERVE none leaving AES-GCM to OpenSSL. TAP on stdout.
+. "$(dirname "$0")/lib.sh"
+use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
+use_engine
+
+# OpenSSL 3.x keeps the ENGINE API; a build without it cannot load ours.
+if ! "${OPENSSL[@]}" engine -t mbcrypto > "$scratch/t.out" 2>&1; then
+    if grep -qi "engine.*not.*\(supported\|available\)\|invalid command" "$scratch/t.out"; then
+        skip "OpenSSL $1 has no ENGINE support: $(head -n 1 "$scratch/t.out")"
+        tap_end
+    fi
+fi
+check "openssl engine -t mbcrypto: available" grep -q '\[ available \]' "$scratch/t.out"
+"${OPENSSL[@]}" engine -vvv mbcrypto > "$scratch/v.out" 2>&1
+check "openssl engine -vvv lists SERVE, MAX_WAIT_US, PRINT_COUNTERS" \
+    bash -c 'for c in SERVE MAX_WAIT_US PRINT_COUNTERS; do grep -q "^ *$c:" "$1" || exit 1; done' \
+    _ "$scratch/v.out"
+
+export MBCRYPTO_SERVE=all
+for b in 2048 3072 4096; do
+    speed_case "rsa$b-async8" "-async_jobs 8 rsa$b" ops-rsa-sign'>='8 ops-rsa-verify'>='8 \
+        keys-rsa'>='1 async-pauses'>='1 async-batched'>='2
+done
+# Without async: every size on 3.0; on 3.5, whose speed also times key
+# generation and encryption for each size (about 10 s a size here), 2048.
+sync_sizes="2048 3072 4096"
+[ "$1" = 35 ] && sync_sizes=2048
+for b in $sync_sizes; do
+    speed_case "rsa$b-sync" "rsa$b" ops-rsa-sign'>='1 ops-rsa-verify'>='1 async-pauses=0
+done
+speed_case aes128gcm "-evp aes-128-gcm -bytes 1024" ops-aes-gcm-encrypt'>='1
+speed_case aes256gcm-aead "-aead -evp aes-256-gcm -bytes 1024" ops-aes-gcm-encrypt'>='100
+
+# PRINT_COUNTERS (in another process, on the same counters file) says what
+# the file says.
+ctr=$scratch/rsa2048-async8.ctr
+MBCRYPTO_COUNTERS_FILE=$ctr "${OPENSSL[@]}" engine -t -post PRINT_COUNTERS mbcrypto \
+    > "$scratch/p.out" 2>&1
+python3 "$MBC_SRC/tests/openssl/counters.py" "$ctr" > "$scratch/want.out"
+check "PRINT_COUNTERS reports the counters file" \
+    bash -c 'grep -q "^serve rsa,aes-gcm$" "$1" && grep -Fxf "$2" "$1" | cmp -s - "$2"' \
+    _ "$scratch/p.out" "$scratch/want.out"
+
+# openssl.cnf: the ENGINE from its path, SERVE set there (no MBCRYPTO_SERVE),
+# default for everything it has; speed without -engine uses it.
+unset MBCRYPTO_SERVE
+cat > "$scratch/openssl.cnf" <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+engines = engine_section
+[engine_section]
+mbcrypto = mbcrypto_section
+[mbcrypto_section]
+engine_id = mbcrypto
+dynamic_path = $MBC_ENGINE_DIR/mbcrypto.so
+SERVE = all
+default_algorithms = ALL
+init = 1
+CNF
+OURS=()
+OPENSSL_CONF=$scratch/openssl.cnf speed_case cnf-rsa2048 "rsa2048" ops-rsa-sign'>='1 \
+    ops-rsa-verify'>='1 keys-rsa'>='1
+# SERVE none: OpenSSL's own methods (the built-in cipher through the
+# ENGINE's selector); mbcrypto counts nothing.
+OURS=(-engine mbcrypto)
+sed -i 's/^SERVE = all/SERVE = none/' "$scratch/openssl.cnf"
+OPENSSL_CONF=$scratch/openssl.cnf speed_case cnf-none-aes128gcm "-evp aes-128-gcm -bytes 1024" \
+    ops-aes-gcm-encrypt=0 ops-rsa-sign=0
+tap_end
