@@ -5,6 +5,7 @@
 
 #include "test_util.h"
 #include "hexval.h"
+#include "impl_select.h"
 
 #ifndef MBT_VECTORS_DIR
 #define MBT_VECTORS_DIR "../shared/vectors"
@@ -40,40 +41,16 @@ const char *mbt_use_impl(void **state)
     return impl;
 }
 
-/* Feature words tried in order: everything, then without the widest
- * extensions, then nothing (every portable path). */
-static const uint64_t alg_masks[] = {
-    ~0ull,
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ),
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW |
-      MBC_CPU_AVX512VL | MBC_CPU_AVX512IFMA | MBC_CPU_AVX512DQ | MBC_CPU_AVX512VBMI),
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ),
-    0,
-};
-
-static int select_alg_impl(mbc_alg alg, const char *impl)
-{
-    for (size_t i = 0; i < sizeof(alg_masks) / sizeof(alg_masks[0]); i++) {
-        mbc_cpu_restrict(alg_masks[i]);
-        const char *name = mbc_impl_name(alg);
-        if (name != NULL && strcmp(name, impl) == 0) {
-            return 1;
-        }
-    }
-    mbc_cpu_restrict(~0ull);
-    return 0;
-}
-
 int mbt_alg_impl_available(mbc_alg alg, const char *impl)
 {
-    int ok = select_alg_impl(alg, impl);
+    int ok = mbt_select_alg_impl(alg, impl);
     mbc_cpu_restrict(~0ull);
     return ok;
 }
 
 const char *mbt_use_alg_impl(mbc_alg alg, const char *impl)
 {
-    if (!select_alg_impl(alg, impl)) {
+    if (!mbt_select_alg_impl(alg, impl)) {
         print_message("SKIP %s: this CPU (or build) cannot run it (features 0x%llx)\n", impl,
                       (unsigned long long)mbc_cpu_features());
         skip();
