@@ -188,25 +188,3 @@ size_t mbt_scale(size_t n)
     }
     return n;
 }
-
-void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])
-{
-    uint8_t z[16] = {0}, v[16];
-    memcpy(v, b, 16);
-    for (int i = 0; i < 128; i++) {
-        if ((a[i / 8] >> (7 - i % 8)) & 1) {
-            for (int j = 0; j < 16; j++) {
-                z[j] ^= v[j];
-            }
-        }
-        const int lsb = v[15] & 1;
-        for (int j = 15; j > 0; j--) {
-            v[j] = (uint8_t)((v[j] >> 1) | (v[j - 1] << 7));
-        }
-        v[0] >>= 1;
-        if (lsb) {
-            v[0] ^= 0xE1;
-        }
-    }
-    memcpy(r, z, 16);
-}

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "gcm_ref.h"
 #include "mbcrypto.h"
 
 /* MBT_IMPL_TESTS(fn): two cmocka entries, "fn/c" and "fn/ifma"; the test's
@@ -74,10 +75,6 @@ int mbt_soak(void);
  * which tools/run.sh sets for the sanitizer builds, whose job is to catch
  * memory and UB errors rather than to repeat the statistics; n otherwise. */
 size_t mbt_scale(size_t n);
-
-/* mbt_gf128_mul: r = a b in GCM's GF(2^128) (bit-reflected, SP 800-38D
- * 6.3) on 16-byte strings; r may alias a or b. Slow: for references. */
-void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
 
 /* mbt_filter: applies $MBC_TEST_FILTER, when set, as cmocka's test filter:
  * only the cases whose names match the pattern run ('*' and '?' wildcards,
