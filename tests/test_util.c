@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "hexval.h"
+#include "impl_select.h"
 
 #ifndef MBT_VECTORS_DIR
 #define MBT_VECTORS_DIR "../shared/vectors"
@@ -42,40 +43,16 @@ const char *mbt_use_impl(void **state)
     return impl;
 }
 
-/* Feature words tried in order: everything, then without the widest
- * extensions, then nothing (every portable path). */
-static const uint64_t alg_masks[] = {
-    ~0ull,
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ),
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW | MBC_CPU_AVX512VL |
-      MBC_CPU_AVX512IFMA | MBC_CPU_AVX512DQ | MBC_CPU_AVX512VBMI),
-    ~(MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ),
-    0,
-};
-
-static int select_alg_impl(mbc_alg alg, const char *impl)
-{
-    for (size_t i = 0; i < sizeof(alg_masks) / sizeof(alg_masks[0]); i++) {
-        mbc_cpu_restrict(alg_masks[i]);
-        const char *name = mbc_impl_name(alg);
-        if (name != NULL && strcmp(name, impl) == 0) {
-            return 1;
-        }
-    }
-    mbc_cpu_restrict(~0ull);
-    return 0;
-}
-
 int mbt_alg_impl_available(mbc_alg alg, const char *impl)
 {
-    int ok = select_alg_impl(alg, impl);
+    int ok = mbt_select_alg_impl(alg, impl);
     mbc_cpu_restrict(~0ull);
     return ok;
 }
 
 const char *mbt_use_alg_impl(mbc_alg alg, const char *impl)
 {
-    if (!select_alg_impl(alg, impl)) {
+    if (!mbt_select_alg_impl(alg, impl)) {
         print_message("SKIP %s: this CPU (or build) cannot run it (features 0x%llx)\n", impl,
                       (unsigned long long)mbc_cpu_features());
         skip();
@@ -240,26 +217,4 @@ void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const BIGNUM *v
         a[j][lane] = BN_get_word(t);
     }
     BN_free(t);
-}
-
-void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16])
-{
-    uint8_t z[16] = {0}, v[16];
-    memcpy(v, b, 16);
-    for (int i = 0; i < 128; i++) {
-        if ((a[i / 8] >> (7 - i % 8)) & 1) {
-            for (int j = 0; j < 16; j++) {
-                z[j] ^= v[j];
-            }
-        }
-        const int lsb = v[15] & 1;
-        for (int j = 15; j > 0; j--) {
-            v[j] = (uint8_t)((v[j] >> 1) | (v[j - 1] << 7));
-        }
-        v[0] >>= 1;
-        if (lsb) {
-            v[0] ^= 0xE1;
-        }
-    }
-    memcpy(r, z, 16);
 }

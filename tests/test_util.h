@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "gcm_ref.h"
 #include "mbcrypto.h"
 
 /* MBT_IMPL_TESTS(fn): two cmocka entries, "fn/c" and "fn/ifma"; the test's
@@ -86,10 +87,6 @@ size_t mbt_scale(size_t n);
 struct bignum_st;
 struct bignum_st *mbt_lane_bn(const uint64_t (*a)[8], unsigned k, unsigned lane);
 void mbt_bn_to_lane(uint64_t (*a)[8], unsigned k, unsigned lane, const struct bignum_st *v);
-
-/* mbt_gf128_mul: r = a b in GCM's GF(2^128) (bit-reflected, SP 800-38D
- * 6.3) on 16-byte strings; r may alias a or b. Slow: for references. */
-void mbt_gf128_mul(uint8_t r[16], const uint8_t a[16], const uint8_t b[16]);
 
 /* mbt_filter: applies $MBC_TEST_FILTER, when set, as cmocka's test filter:
  * only the cases whose names match the pattern run ('*' and '?' wildcards,

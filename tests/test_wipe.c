@@ -706,17 +706,6 @@ static void aes_block(const uint8_t *k, size_t k_len, const uint8_t in[16], uint
     EVP_CIPHER_CTX_free(ctx);
 }
 
-/* ghash: y <- GHASH_H over len bytes (zero-padded). */
-static void ghash(uint8_t y[16], const uint8_t h[16], const uint8_t *in, size_t len)
-{
-    for (size_t i = 0; i < len; i += 16) {
-        for (size_t j = 0; j < 16 && i + j < len; j++) {
-            y[j] ^= in[i + j];
-        }
-        mbt_gf128_mul(y, y, h);
-    }
-}
-
 static void ctr_inc(uint8_t c[16])
 {
     for (int i = 15; i >= 12 && ++c[i] == 0; i--) {
@@ -756,11 +745,11 @@ static void gcm_needles(const struct gcm_arg *g)
         memcpy(j0, g->iv, 12);
         j0[15] = 1;
     } else {
-        ghash(j0, key->h, g->iv, g->iv_len);
+        mbt_ghash(j0, key->h, g->iv, g->iv_len);
         for (int i = 0; i < 8; i++) {
             len_block[15 - i] = (uint8_t)(((uint64_t)g->iv_len * 8) >> (8 * i));
         }
-        ghash(j0, key->h, len_block, 16);
+        mbt_ghash(j0, key->h, len_block, 16);
         add_bytes("J0", j0, 16);
         uint8_t c[16];
         memcpy(c, j0, 16);
@@ -769,14 +758,14 @@ static void gcm_needles(const struct gcm_arg *g)
     }
     aes_block(g->k, g->k_len, j0, ek);
     add_bytes("E_K(J0)", ek, 16);
-    ghash(s, key->h, g->aad, GCM_AAD);
-    ghash(s, key->h, g->ct, GCM_MSG);
+    mbt_ghash(s, key->h, g->aad, GCM_AAD);
+    mbt_ghash(s, key->h, g->ct, GCM_MSG);
     memset(len_block, 0, 16);
     for (int i = 0; i < 8; i++) {
         len_block[7 - i] = (uint8_t)(((uint64_t)GCM_AAD * 8) >> (8 * i));
         len_block[15 - i] = (uint8_t)(((uint64_t)GCM_MSG * 8) >> (8 * i));
     }
-    ghash(s, key->h, len_block, 16);
+    mbt_ghash(s, key->h, len_block, 16);
     add_bytes("GHASH", s, 16);
     uint8_t c[16], ks[16];
     memcpy(c, j0, 16);

@@ -3,18 +3,24 @@
 #
 #   bash tools/run.sh bench [mbc_bench args]   install, build, run mbc_bench's default suite
 #   bash tools/run.sh test                     install, build, run the whole test suite
+#   bash tools/run.sh fuzz [target...]         install, build, long libFuzzer runs
 #
-# Both install the Debian 12 packages they need when any is missing (as root,
+# All install the Debian 12 packages they need when any is missing (as root,
 # or through sudo). "test" builds and runs the suite twice: a gcc release
 # build (with the constant-time checks of the shipped objects: valgrind
 # memcheck, about 20 s of CPU, and the instruction scan), and a clang-14 build with
 # AddressSanitizer + UndefinedBehaviorSanitizer;
 # then the constant-time check (tests/ct) in a clang-14 MemorySanitizer build
-# (build-msan, about a minute), and the lane manager's threads test in a
+# (build-msan, about a minute), the lane manager's threads test in a
 # clang-14 ThreadSanitizer build (build-tsan, only that test and its control,
-# about 20 s); it ends with one line "N passed, N failed, N skipped".
+# about 20 s), and a smoke run of every libFuzzer target (tests/fuzz, a few
+# seconds each) in a clang-14 ASan + UBSan build (build-fuzz); it ends with
+# one line "N passed, N failed, N skipped". "fuzz" runs every target (or
+# those named) in build-fuzz for MBC_FUZZ_SECONDS (default 600) seconds each,
+# one after another, at nice 10.
 # Environment: MBC_VECTORS_DIR (default ../shared/vectors beside the source
-# tree), MBC_TEST_SOAK=1 for the long differential runs, MBC_JOBS.
+# tree), MBC_TEST_SOAK=1 for the long differential runs, MBC_JOBS,
+# MBC_FUZZ_SECONDS.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,6 +63,14 @@ configure() {
 
 jobs=${MBC_JOBS:-$(nproc)}
 
+# build_fuzz: the libFuzzer build (tests/fuzz), every object with ASan + UBSan.
+build_fuzz() {
+    CC=clang-14 configure build-fuzz -Dfuzz=true -Dtests=false -Dbench=false \
+        -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dc_args=-fno-sanitize-recover=all
+    ninja -C build-fuzz -j "$jobs" fuzz-targets
+}
+
 case "${1:-}" in
 bench)
     shift
@@ -96,6 +110,7 @@ test)
     CC=clang-14 configure build-tsan -Dtests=true -Dbench=false -Dbuildtype=debugoptimized \
         -Db_sanitize=thread -Db_lundef=false
     ninja -C build-tsan -j "$jobs" tests/test_sched_threads tests/test_sched_tsan_control
+    build_fuzz
     status=0
     meson test -C build --num-processes "$jobs" --print-errorlogs || status=1
     MBC_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -105,14 +120,25 @@ test)
     meson test -C build-msan --suite ct --num-processes "$jobs" --print-errorlogs || status=1
     TSAN_OPTIONS=halt_on_error=1 meson test -C build-tsan --suite tsan --no-rebuild \
         --num-processes "$jobs" --print-errorlogs || status=1
+    # Smoke runs only: MBC_FUZZ_SECONDS is for "fuzz".
+    env -u MBC_FUZZ_SECONDS meson test -C build-fuzz --suite fuzz --no-rebuild \
+        --num-processes "$jobs" --print-errorlogs || status=1
     python3 tools/test_summary.py gcc-release=build/meson-logs/testlog.json \
         clang-asan-ubsan=build-asan/meson-logs/testlog.json \
         clang-msan-ct=build-msan/meson-logs/testlog.json \
-        clang-tsan=build-tsan/meson-logs/testlog.json || status=1
+        clang-tsan=build-tsan/meson-logs/testlog.json \
+        clang-fuzz=build-fuzz/meson-logs/testlog.json || status=1
     exit $status
     ;;
+fuzz)
+    shift
+    install_packages
+    build_fuzz
+    MBC_FUZZ_SECONDS=${MBC_FUZZ_SECONDS:-600} nice -n 10 meson test -C build-fuzz --suite fuzz \
+        --no-rebuild --num-processes 1 --timeout-multiplier 0 --verbose "$@"
+    ;;
 *)
-    echo "usage: bash tools/run.sh bench [mbc_bench args] | test" >&2
+    echo "usage: bash tools/run.sh bench [mbc_bench args] | test | fuzz [target...]" >&2
     exit 2
     ;;
 esac
