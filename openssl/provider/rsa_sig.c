@@ -118,24 +118,9 @@ static int digest_info(struct sig *s)
     return ok;
 }
 
-/* fetch_md: *md = the digest name from the child library context: with
- * the given properties, else the operation's (when some provider of the
- * digest matches them: "provider=mbcrypto" matches none), else none. */
 static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
 {
-    EVP_MD *m = EVP_MD_fetch(s->pc->libctx, name, props != NULL ? props : s->propq);
-    if (m == NULL && props == NULL && s->propq != NULL) {
-        ERR_set_mark();
-        m = EVP_MD_fetch(s->pc->libctx, name, NULL);
-        ERR_pop_to_mark();
-    }
-    if (m == NULL) {
-        mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s", name);
-        return 0;
-    }
-    EVP_MD_free(*md);
-    *md = m;
-    return 1;
+    return mbp_fetch_md(s->pc, md, name, props, s->propq);
 }
 
 static int set_md(struct sig *s, const char *name, const char *props)

@@ -87,7 +87,7 @@ static int x_import(void *keydata, int selection, const OSSL_PARAM params[])
         (selection & MBP_SEL_PRIV) != 0 ? get_raw(params, OSSL_PKEY_PARAM_PRIV_KEY, n.priv) : 0;
     int ok = pub >= 0 && priv >= 0 && (pub > 0 || priv > 0);
     if (ok && pub == 0) {
-        ok = mbc_x25519_public_key(n.pub, n.priv) == MBC_OK;
+        ok = mbo_x25519_public_key(n.pub, n.priv) == MBC_OK;
     }
     if (ok) {
         n.has_pub = 1;
@@ -228,7 +228,7 @@ static int x_validate(const void *keydata, int selection, int checktype)
         return 1;
     }
     uint8_t pub[LEN];
-    return mbc_x25519_public_key(pub, k->priv) == MBC_OK && memcmp(pub, k->pub, LEN) == 0;
+    return mbo_x25519_public_key(pub, k->priv) == MBC_OK && memcmp(pub, k->pub, LEN) == 0;
 }
 
 static void *x_dup(const void *keydata, int selection)

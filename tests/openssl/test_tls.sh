@@ -37,6 +37,18 @@ tls_case tls13-x25519-both both rsa2048 "-groups X25519" "$T13_128 -groups X2551
     "${X25519_OPS[@]}" "${SRV_OPS[@]}"
 tls_case tls13-x25519-async-both both rsa2048 "-async -groups X25519" \
     "$T13_128 -async -groups X25519" "${X25519_OPS[@]}" s:async-pauses'>='1
+# P-256 and P-384 key shares: ECDH (and the share's key generation).
+EC_OPS=(s:ops-ec-keygen'>='1 s:ops-ecdh'>='1 c:ops-ec-keygen'>='1 c:ops-ecdh'>='1)
+tls_case tls13-p256-both both rsa2048 "-groups P-256" "$T13_128 -groups P-256" \
+    "${EC_OPS[@]}" "${SRV_OPS[@]}"
+tls_case tls13-p384-async-both both rsa2048 "-async -groups P-384" \
+    "$T13_256 -async -groups P-384" "${EC_OPS[@]}" s:async-pauses'>='1
+tls_case tls12-p256-srv srv rsa2048 "-groups P-256" "$T12 -groups P-256" \
+    s:ops-ec-keygen'>='1 s:ops-ecdh'>='1 "${SRV_OPS[@]}"
+# P-521, a curve mbcrypto does not have: its key shares are generated and
+# used by the default provider through our EC key management.
+tls_case tls13-p521-fallback both rsa2048 "-groups P-521" "$T13_128 -groups P-521" \
+    s:ops-ec-keygen=0 s:ops-ecdh=0 s:keys-ec-other'>='1 "${SRV_OPS[@]}"
 # What the provider leaves to the default provider: the handshake works, the
 # key is refused by our key management, no RSA operation of ours ran on it.
 tls_case tls13-rsa1024-fallback both rsa1024 "-cipher DEFAULT@SECLEVEL=0" \
