@@ -1033,6 +1033,172 @@ static void test_ecdh_async(void **state)
     }
 }
 
+/* ------------------------------------------------------------ ECDSA */
+
+/* ec_sign: an ECDSA signature (DER) of tbs with md set (NULL: none) by the
+ * provider of props into sig; its length, 0 on failure. */
+static size_t ec_sign(EVP_PKEY *key, const char *props, const char *md, uint8_t *sig,
+                      const uint8_t *tbs, size_t tbs_len)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key, props);
+    size_t len = 0;
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_sign_init(c), 1);
+    if (md != NULL) {
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_get_digestbyname(md)), 1);
+    }
+    assert_int_equal(EVP_PKEY_sign(c, NULL, &len, tbs, tbs_len), 1);
+    assert_true(len >= 72 && len <= 139);
+    if (EVP_PKEY_sign(c, sig, &len, tbs, tbs_len) != 1) {
+        len = 0;
+    }
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return len;
+}
+
+static int ec_verify(EVP_PKEY *key, const char *props, const char *md, const uint8_t *sig,
+                     size_t sig_len, const uint8_t *tbs, size_t tbs_len)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key, props);
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_verify_init(c), 1);
+    if (md != NULL) {
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_get_digestbyname(md)), 1);
+    }
+    const int r = EVP_PKEY_verify(c, sig, sig_len, tbs, tbs_len);
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return r;
+}
+
+static void test_ecdsa_cross(void **state)
+{
+    (void)state;
+    static const char *const mds[] = {"SHA256", "SHA384", "SHA512", NULL};
+    for (int g = 0; g < 2; g++) {
+        EVP_PKEY *keys[2] = {pkey_gen("EC", ec_groups[g], THEIRS, 0),
+                             pkey_gen("EC", ec_groups[g], OURS, 0)};
+        for (int k = 0; k < 2; k++) {
+            for (size_t m = 0; m < 4; m++) {
+                uint8_t tbs[64], sig[160];
+                const size_t tbs_len =
+                    mds[m] != NULL ? (size_t)EVP_MD_get_size(EVP_get_digestbyname(mds[m])) : 20;
+                mbt_rand_bytes(tbs, tbs_len);
+                for (int ours_signs = 0; ours_signs < 2; ours_signs++) {
+                    const uint64_t signs = counter("ops-ecdsa-sign"),
+                                   verifies = counter("ops-ecdsa-verify");
+                    const size_t len =
+                        ec_sign(keys[k], ours_signs ? OURS : THEIRS, mds[m], sig, tbs, tbs_len);
+                    assert_true(len > 0);
+                    const char *other = ours_signs ? THEIRS : OURS;
+                    assert_int_equal(ec_verify(keys[k], other, mds[m], sig, len, tbs, tbs_len), 1);
+                    assert_int_equal(counter("ops-ecdsa-sign"), signs + (ours_signs ? 1 : 0));
+                    assert_int_equal(counter("ops-ecdsa-verify"), verifies + (ours_signs ? 0 : 1));
+                    /* A flipped bit, a trailing byte, a wrong digest fail on
+                     * both sides. */
+                    sig[len - 3] ^= 0x10;
+                    assert_int_not_equal(ec_verify(keys[k], OURS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    assert_int_not_equal(ec_verify(keys[k], THEIRS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    sig[len - 3] ^= 0x10;
+                    sig[len] = 0;
+                    assert_int_not_equal(
+                        ec_verify(keys[k], OURS, mds[m], sig, len + 1, tbs, tbs_len), 1);
+                    assert_int_not_equal(
+                        ec_verify(keys[k], THEIRS, mds[m], sig, len + 1, tbs, tbs_len), 1);
+                    tbs[0] ^= 1;
+                    assert_int_not_equal(ec_verify(keys[k], OURS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    tbs[0] ^= 1;
+                }
+            }
+        }
+        /* With a digest set, the input must be a digest of its length. */
+        uint8_t tbs[64] = {0}, sig[160];
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, keys[1], OURS);
+        size_t len = sizeof(sig);
+        assert_int_equal(EVP_PKEY_sign_init(c), 1);
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()), 1);
+        assert_int_not_equal(EVP_PKEY_sign(c, sig, &len, tbs, 31), 1);
+        len = 10; /* too small a buffer */
+        assert_int_not_equal(EVP_PKEY_sign(c, sig, &len, tbs, 32), 1);
+        ERR_clear_error();
+        EVP_PKEY_CTX_free(c);
+        EVP_PKEY_free(keys[0]);
+        EVP_PKEY_free(keys[1]);
+    }
+}
+
+/* EVP_DigestSign/Verify (libssl's CertificateVerify, X509_sign) across the
+ * providers; a P-521 key signs through the default provider. */
+static void test_ecdsa_digest_sign(void **state)
+{
+    (void)state;
+    const uint8_t msg[] = "the message of a TLS CertificateVerify";
+    const char *groups[] = {"P-256", "P-384", "P-521"};
+    for (int g = 0; g < 3; g++) {
+        EVP_PKEY *key = pkey_gen("EC", groups[g], THEIRS, 0);
+        for (int ours_signs = 0; ours_signs < 2; ours_signs++) {
+            const uint64_t signs = counter("ops-ecdsa-sign");
+            EVP_MD_CTX *m = EVP_MD_CTX_new();
+            uint8_t sig[160];
+            size_t len = sizeof(sig);
+            assert_int_equal(EVP_DigestSignInit_ex(m, NULL, "SHA384", lib,
+                                                   ours_signs ? "?" OURS : THEIRS, key, NULL),
+                             1);
+            assert_int_equal(EVP_DigestSign(m, sig, &len, msg, sizeof(msg)), 1);
+            EVP_MD_CTX_free(m);
+            assert_int_equal(counter("ops-ecdsa-sign"), signs + (ours_signs && g < 2 ? 1 : 0));
+            m = EVP_MD_CTX_new();
+            assert_int_equal(EVP_DigestVerifyInit_ex(m, NULL, "SHA384", lib,
+                                                     ours_signs ? THEIRS : "?" OURS, key, NULL),
+                             1);
+            assert_int_equal(EVP_DigestVerify(m, sig, len, msg, sizeof(msg)), 1);
+            EVP_MD_CTX_free(m);
+        }
+        EVP_PKEY_free(key);
+    }
+}
+
+/* One signature in a job. */
+struct sign_job {
+    EVP_PKEY_CTX *c;
+    uint8_t tbs[32], sig[80];
+    size_t len;
+};
+
+static int sign_in_job(void *arg)
+{
+    struct sign_job *j = *(struct sign_job **)arg;
+    j->len = sizeof(j->sig);
+    return EVP_PKEY_sign(j->c, j->sig, &j->len, j->tbs, sizeof(j->tbs));
+}
+
+static void test_ecdsa_async(void **state)
+{
+    (void)state;
+    EVP_PKEY *key = pkey_gen("EC", "P-256", THEIRS, 0);
+    struct sign_job j[NJOBS];
+    void *arg[NJOBS];
+    for (int i = 0; i < NJOBS; i++) {
+        assert_non_null(j[i].c = EVP_PKEY_CTX_new_from_pkey(lib, key, OURS));
+        assert_int_equal(EVP_PKEY_sign_init(j[i].c), 1);
+        mbt_rand_bytes(j[i].tbs, sizeof(j[i].tbs));
+        arg[i] = &j[i];
+    }
+    const uint64_t n = counter("ops-ecdsa-sign"), batched = counter("async-batched");
+    assert_int_equal(run_jobs(sign_in_job, arg), NJOBS - 1);
+    assert_int_equal(counter("ops-ecdsa-sign"), n + NJOBS);
+    assert_true(counter("async-batched") >= batched + NJOBS);
+    for (int i = 0; i < NJOBS; i++) {
+        assert_int_equal(ec_verify(key, THEIRS, NULL, j[i].sig, j[i].len, j[i].tbs, 32), 1);
+        EVP_PKEY_CTX_free(j[i].c);
+    }
+    EVP_PKEY_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1043,6 +1209,8 @@ int main(void)
         cmocka_unit_test(test_x25519_bad_peer), cmocka_unit_test(test_x25519_async),
         cmocka_unit_test(test_ecdh_cross),      cmocka_unit_test(test_ecdh_bad_peer),
         cmocka_unit_test(test_ecdh_fallback),   cmocka_unit_test(test_ecdh_async),
+        cmocka_unit_test(test_ecdsa_cross),     cmocka_unit_test(test_ecdsa_digest_sign),
+        cmocka_unit_test(test_ecdsa_async),
     };
     if (getenv("MBT_FILTER") != NULL) {
         cmocka_set_test_filter(getenv("MBT_FILTER"));

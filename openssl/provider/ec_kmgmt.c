@@ -424,18 +424,9 @@ static const OSSL_PARAM *ec_key_types(int selection)
     return (selection & (MBP_SEL_KEYPAIR | MBP_SEL_DOMAIN)) != 0 ? key_types : NULL;
 }
 
-/* set_int, set_str: the param key (when asked for) gets v; 0 only if
- * setting it failed. */
-static int set_int(OSSL_PARAM params[], const char *key, int v)
+size_t mbp_ec_sig_max(mbc_curve curve)
 {
-    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-    return p == NULL || OSSL_PARAM_set_int(p, v);
-}
-
-static int set_str(OSSL_PARAM params[], const char *key, const char *v)
-{
-    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-    return p == NULL || OSSL_PARAM_set_utf8_string(p, v);
+    return 2 + 2 * (2 + mbc_ec_scalar_len(curve) + 1);
 }
 
 static int ec_get_params(void *keydata, OSSL_PARAM params[])
@@ -448,16 +439,12 @@ static int ec_get_params(void *keydata, OSSL_PARAM params[])
         return 0;
     }
     const size_t i = curve_index(k->curve), slen = mbc_ec_scalar_len(k->curve);
-    /* The longest DER ECDSA-Sig-Value: two INTEGERs of slen + 1 bytes. */
-    const int max_sig = (int)(2 + 2 * (2 + slen + 1));
-    if (!set_int(params, OSSL_PKEY_PARAM_BITS, curves[i].bits) ||
-        !set_int(params, OSSL_PKEY_PARAM_SECURITY_BITS, curves[i].secbits) ||
-        !set_int(params, OSSL_PKEY_PARAM_MAX_SIZE, max_sig) ||
-        !set_str(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST, "SHA256") ||
-        !set_str(params, OSSL_PKEY_PARAM_GROUP_NAME, curves[i].names[0]) ||
-        !set_str(params, OSSL_PKEY_PARAM_EC_ENCODING, OSSL_PKEY_EC_ENCODING_GROUP) ||
-        !set_str(params, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-                 OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED)) {
+    if (!mbp_key_sizes(params, curves[i].bits, curves[i].secbits, (int)mbp_ec_sig_max(k->curve)) ||
+        !mbp_set_str(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST, "SHA256") ||
+        !mbp_set_str(params, OSSL_PKEY_PARAM_GROUP_NAME, curves[i].names[0]) ||
+        !mbp_set_str(params, OSSL_PKEY_PARAM_EC_ENCODING, OSSL_PKEY_EC_ENCODING_GROUP) ||
+        !mbp_set_str(params, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                     OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED)) {
         return 0;
     }
     const char *pubs[] = {OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_PUB_KEY};

@@ -16,7 +16,9 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/params.h>
+#include <openssl/x509.h>
 
 #include "prov.h"
 
@@ -68,6 +70,65 @@ int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const 
     EVP_MD_free(*md);
     *md = m;
     return 1;
+}
+
+static int set_int(OSSL_PARAM params[], const char *key, int v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_int(p, v);
+}
+
+int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_utf8_string(p, v);
+}
+
+int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size)
+{
+    return set_int(params, OSSL_PKEY_PARAM_BITS, bits) &&
+           set_int(params, OSSL_PKEY_PARAM_SECURITY_BITS, secbits) &&
+           set_int(params, OSSL_PKEY_PARAM_MAX_SIZE, max_size);
+}
+
+int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
+                          unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (mdctx == NULL) {
+        return 0;
+    }
+    if (sig == NULL) {
+        return sign(ctx, NULL, siglen, 0, NULL, 0);
+    }
+    return EVP_DigestFinal_ex(mdctx, d, &dlen) && sign(ctx, sig, siglen, sigsize, d, dlen);
+}
+
+int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
+                            const unsigned char *sig, size_t siglen)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    return mdctx != NULL && EVP_DigestFinal_ex(mdctx, d, &dlen) &&
+           verify(ctx, sig, siglen, d, dlen);
+}
+
+int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type)
+{
+    int sig_nid;
+    X509_ALGOR *alg = NULL;
+    unsigned char *der = NULL;
+    int len = -1;
+    if (md != NULL && OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(md), key_nid) &&
+        (alg = X509_ALGOR_new()) != NULL &&
+        X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), param_type, NULL)) {
+        len = i2d_X509_ALGOR(alg, &der);
+    }
+    const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+    OPENSSL_free(der);
+    X509_ALGOR_free(alg);
+    return ok;
 }
 
 static const OSSL_ITEM reason_strings[] = {
@@ -207,6 +268,9 @@ static const struct {
     {OSSL_OP_KEYEXCH,
      MBO_FAM_ECDH,
      {"ECDH", MBP_PROPS, mbp_ecdh_keyexch, "mbcrypto ECDH on P-256/P-384"}},
+    {OSSL_OP_SIGNATURE,
+     MBO_FAM_ECDSA,
+     {"ECDSA", MBP_PROPS, mbp_ecdsa_signature, "mbcrypto ECDSA on P-256/P-384"}},
 };
 #define NUM_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
 

@@ -58,6 +58,28 @@ void mbp_params_clear_free(OSSL_PARAM *params);
 int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const char *props,
                  const char *op_props);
 
+/*
+ * What both signature implementations (rsa_sig.c, ec_sig.c) share.
+ * mbp_digest_sign_final, mbp_digest_verify_final: the end of a
+ * digest-and-sign: the digest of mdctx (NULL: not a digest operation, 0),
+ * signed or checked by the implementation's sign or verify on ctx (a size
+ * query, sig NULL, goes to sign as is).
+ * mbp_algorithm_id: p gets the DER AlgorithmIdentifier of md with key type
+ * key_nid (sha256WithRSAEncryption, ecdsa-with-SHA256...), parameter
+ * param_type (V_ASN1_NULL, V_ASN1_UNDEF for none); 0 when there is none.
+ */
+int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
+                          unsigned char *sig, size_t *siglen, size_t sigsize);
+int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
+                            const unsigned char *sig, size_t siglen);
+int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type);
+
+/* mbp_set_str: the param key of params, when asked for, gets v; 0 only if
+ * setting it failed. mbp_key_sizes: so for a key's bits, security-bits and
+ * max-size. */
+int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v);
+int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size);
+
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
 extern const OSSL_DISPATCH mbp_rsa_signature[];
@@ -99,6 +121,10 @@ struct mbp_ec_key {
 
 /* MBP_NOT_OURS: the property query for what we leave to other providers. */
 #define MBP_NOT_OURS "provider!=mbcrypto"
+
+/* mbp_ec_sig_max: the longest DER ECDSA signature of curve (two INTEGERs
+ * of scalar_len + 1 bytes). */
+size_t mbp_ec_sig_max(mbc_curve curve);
 
 /* mbp_ec_other: k as another provider's key (a reference on k->other, or a
  * new key from k's parameters, private key included), for operations with

@@ -143,16 +143,7 @@ static int x_get_params(void *keydata, OSSL_PARAM params[])
 {
     const struct xkey *k = keydata;
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, 253)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, 128)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != NULL &&
-        !OSSL_PARAM_set_int(p, LEN)) {
+    if (!mbp_key_sizes(params, 253, 128, LEN)) {
         return 0;
     }
     const char *pubs[] = {OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_PUB_KEY};
