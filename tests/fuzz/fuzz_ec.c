@@ -27,8 +27,8 @@
  *
  * Input:
  *   0      implementation (modulo the EC implementations the CPU runs)
- *   1      bit 0: curve (P-256, P-384); bits 1-3: operation (OP_*); bits
- *          4-7: flags of a single call (F_*)
+ *   1      bit 0: curve (P-256, P-384); bits 1-3: operation (OP_*); bit
+ *          4: a byte of flags (F_*) of the first single call follows
  *   then   the operation's fields, read as the code below says: values
  *          (value()), points (point_of()), digests (digest_of()), signatures
  *          (sig_of()); an _mb8 call reads a mask byte, a flags byte (M_*)
@@ -63,11 +63,12 @@ enum op {
     OP_SIGN_RANDOM, /* mbc_ecdsa_sign and _mb8 (random nonces) */
 };
 
-/* flags of single calls */
-#define F_NULL_OUT 16   /* key pointer / sig / secret NULL */
-#define F_NULL_IN 32    /* point / d / digest (with digest_len != 0) / peer NULL */
-#define F_WRONG_KEY 64  /* a key object of another type */
-#define F_BAD_CURVE 128 /* key constructors: an unknown curve; sign: fixed key */
+/* flags of the first single call (a byte that follows when bit 4 of byte 1
+ * is set) */
+#define F_NULL_OUT 1  /* key pointer NULL */
+#define F_NULL_IN 2   /* point / d NULL */
+#define F_WRONG_KEY 4 /* verify: keys of another type too */
+#define F_BAD_CURVE 8 /* an unknown curve */
 
 /* ------------------------------------------------------------ the fixture */
 
@@ -206,15 +207,10 @@ static BIGNUM *value(struct fz_in *in, const struct cfx *c, const BIGNUM *good, 
     }
     }
     if (kind & 8) {
-        const int delta = (int8_t)fz_u8(in);
-        FZ_CHECK(delta >= 0 ? BN_add_word(x, (BN_ULONG)delta) == 1
-                            : BN_sub_word(x, (BN_ULONG)-delta) == 1,
-                 "delta");
+        fz_bn_add_delta(x, (int8_t)fz_u8(in));
     }
     if (kind & 16) {
-        const int bit = (int)(fz_u16(in) % (unsigned)bits);
-        FZ_CHECK((BN_is_bit_set(x, bit) ? BN_clear_bit(x, bit) : BN_set_bit(x, bit)) == 1,
-                 "bit flip");
+        fz_bn_flip_bit(x, (int)(fz_u16(in) % (unsigned)bits));
     }
     if ((kind & 32) && BN_add(x, x, c->n) != 1) {
         FZ_CHECK(0, "BN_add");
@@ -222,14 +218,7 @@ static BIGNUM *value(struct fz_in *in, const struct cfx *c, const BIGNUM *good, 
     if ((kind & 64) && BN_add(x, x, c->p) != 1) {
         FZ_CHECK(0, "BN_add");
     }
-    if (BN_is_negative(x)) {
-        BIGNUM *m = bn_new();
-        FZ_CHECK(BN_set_bit(m, bits) == 1 && BN_add(x, x, m) == 1, "wrap");
-        BN_free(m);
-    }
-    if (BN_num_bits(x) > bits) {
-        FZ_CHECK(BN_mask_bits(x, bits) == 1, "BN_mask_bits");
-    }
+    fz_bn_wrap(x, bits);
     return x;
 }
 
@@ -541,8 +530,8 @@ static void pub_verify(struct fz_in *in, const struct cfx *c, unsigned flags)
     FZ_CHECK(pkey != NULL, "OpenSSL public key");
     evp_agrees(pkey, c, sig, dg, dlen, ok);
     EVP_PKEY_free(pkey);
-    uint8_t *s = fz_alloc(c->plen - 1), *d = fz_alloc(dlen);
-    memcpy(s, sig, c->plen - 1);
+    uint8_t *s = fz_alloc(2 * c->len), *d = fz_alloc(dlen);
+    memcpy(s, sig, 2 * c->len);
     memcpy(d, dg, dlen);
     const mbc_err v = mbc_ecdsa_verify(s, d, dlen, key);
     fz_count(ok ? "signature valid" : "signature invalid");
@@ -566,7 +555,8 @@ static void pub_verify(struct fz_in *in, const struct cfx *c, unsigned flags)
     EC_POINT_free(Q);
 }
 
-/* op flags of the call after a key constructor (a byte of the input) */
+/* op flags of the call after a key constructor (a byte of the input; they
+ * apply when its bit 7 is set) */
 #define O_NULL_OUT 1  /* sig / secret NULL */
 #define O_NULL_IN 2   /* digest (digest_len != 0 for an error) / peer NULL */
 #define O_WRONG_KEY 4 /* the key object of the other type */
@@ -655,7 +645,7 @@ static void priv_ecdh(struct fz_in *in, const struct cfx *c, unsigned flags)
         BN_free(bd);
         return;
     }
-    const unsigned of = fz_u8(in);
+    const unsigned ob = fz_u8(in), of = (ob & 128) ? ob : 0;
     uint8_t pt[PT_MAX], want[LEN_MAX];
     const size_t plen = point_of(in, c, pt);
     EC_POINT *Q = EC_POINT_new(c->g);
@@ -728,7 +718,7 @@ static void sign_k(struct fz_in *in, const struct cfx *c, unsigned flags)
             return;
         }
     }
-    const unsigned of = fz_u8(in);
+    const unsigned ob = fz_u8(in), of = (ob & 128) ? ob : 0;
     uint8_t dg[DIGEST_MAX], d[LEN_MAX], want[2 * LEN_MAX];
     const size_t dlen = digest_of(in, dg);
     BIGNUM *nm1 = bn_dup(c->n);
@@ -784,13 +774,14 @@ static void keygen_check(const struct cfx *c, const uint8_t *d, const uint8_t *p
 
 #define LC(code) (1u << (code))
 
-/* the lane byte of an _mb8 call: bits 0-1 a fixed key; bits 2-3 0 that key,
- * 1 the other curve's, 2 the key object of the other type, 3 a GCM key;
- * then NULL pointers: */
-#define L_NULL_KEY 16
-#define L_NULL_OUT 32 /* sig (sign, verify) or secret; keygen: point */
-#define L_NULL_IN 64  /* digest (sign, verify) or peer; keygen: d */
-#define L_NULL_K 128  /* sign_k: k */
+/* the lane byte of an _mb8 call: bits 0-1 a fixed key; bit 2 a bad lane:
+ * then bits 3-4 the key: 0 that key, 1 the other curve's, 2 the key object
+ * of the other type, 3 a GCM key; bits 5-7 a NULL pointer: */
+#define L_NULL_KEY 1
+#define L_NULL_OUT 2 /* sig (sign, verify) or secret; keygen: point */
+#define L_NULL_IN 3  /* digest (sign, verify) or peer; keygen: d */
+#define L_NULL_K 4   /* sign_k: k */
+/* (5-7: none) */
 
 /* the flags byte of an _mb8 call */
 #define M_NULL_ARRAY 16 /* bits 0-2 pick the array (mod their number) passed as NULL */
@@ -802,11 +793,11 @@ static void keygen_check(const struct cfx *c, const uint8_t *d, const uint8_t *p
 static const void *lane_key(const struct cfx *c, unsigned spec, int pub, unsigned *bad)
 {
     const struct key *k = &c->keys[spec & 3], *o = &fx[c == &fx[0]].keys[spec & 3];
-    if (spec & L_NULL_KEY) {
+    const unsigned which = (spec & 4) ? (spec >> 3) & 3 : 0;
+    if ((spec & 4) && (spec >> 5) == L_NULL_KEY) {
         *bad |= LC(MBC_LANE_NULL_PARAM);
         return NULL;
     }
-    const unsigned which = (spec >> 2) & 3;
     if (which != 0) {
         *bad |= LC(MBC_LANE_BAD_PARAM);
     }
@@ -945,16 +936,17 @@ static void mb8(struct fz_in *in, const struct cfx *c, enum op op)
                 memset(*o, CANARY, lens[j]);
             }
         }
-        l->pout = (spec & L_NULL_OUT) && op != OP_VERIFY_MB8 && op != OP_KEYGEN ? NULL : l->out;
-        l->pout2 = (spec & L_NULL_OUT) ? NULL : l->out2;
-        l->pdg = (spec & L_NULL_IN) ? NULL : l->dg;
-        l->pin2 = ((spec & L_NULL_OUT) && op == OP_VERIFY_MB8) ||
-                          ((spec & L_NULL_IN) && op == OP_ECDH_MB8) ||
-                          ((spec & L_NULL_K) && op == OP_SIGN_K_MB8)
+        const unsigned nul = (spec & 4) ? spec >> 5 : 0;
+        l->pout = nul == L_NULL_OUT && op != OP_VERIFY_MB8 && op != OP_KEYGEN ? NULL : l->out;
+        l->pout2 = nul == L_NULL_OUT ? NULL : l->out2;
+        l->pdg = nul == L_NULL_IN ? NULL : l->dg;
+        l->pin2 = (nul == L_NULL_OUT && op == OP_VERIFY_MB8) ||
+                          (nul == L_NULL_IN && op == OP_ECDH_MB8) ||
+                          (nul == L_NULL_K && op == OP_SIGN_K_MB8)
                       ? NULL
                       : l->in2;
         if (op == OP_KEYGEN) {
-            l->pout = (spec & L_NULL_IN) ? NULL : l->out;
+            l->pout = nul == L_NULL_IN ? NULL : l->out;
         }
         const int null_ptr = (lens[0] != 0 && l->pout == NULL) ||
                              (lens[1] != 0 && l->pout2 == NULL) ||
@@ -1083,7 +1075,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned b = fz_u8(&in);
     const struct cfx *c = &fx[b & 1];
     const enum op op = (enum op)((b >> 1) & 7);
-    const unsigned flags = b & 0xF0;
+    const unsigned flags = (b & 16) ? fz_u8(&in) : 0;
     switch (op) {
     case OP_PUB_VERIFY:
         pub_verify(&in, c, flags);
@@ -1251,7 +1243,7 @@ static void write_seeds(const char *dir)
                 } else {
                     fz_put_u8(&o, 128 | (unsigned)i % 4);
                 }
-                fz_put_u8(&o, i == 5 ? O_NULL_K : 0);
+                fz_put_u8(&o, i == 5 ? 128 | O_NULL_K : 0);
                 digest(&o, 32);
                 if (ks[i] == 0) {
                     v_raw(&o, len);
@@ -1270,8 +1262,8 @@ static void write_seeds(const char *dir)
                     fz_put_u8(&o, 0);
                     for (unsigned i = 0; i < MBC_LANES; i++) {
                         const unsigned bad_lane = mixed && (i == 1 || i == 4);
-                        const unsigned spec = (i & 3) | (bad_lane && i == 1 ? 4 : 0) |
-                                              (bad_lane && i == 4 ? L_NULL_OUT : 0);
+                        const unsigned spec = (i & 3) | (bad_lane && i == 1 ? 4 | 1 << 3 : 0) |
+                                              (bad_lane && i == 4 ? 4 | L_NULL_OUT << 5 : 0);
                         fz_put_u8(&o, spec);
                         if (mops[m] == OP_VERIFY_MB8 || mops[m] == OP_SIGN_K_MB8 ||
                             mops[m] == OP_SIGN_RANDOM) {

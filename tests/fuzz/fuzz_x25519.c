@@ -18,7 +18,7 @@
  * Input:
  *   0      implementation (modulo the X25519 implementations the CPU runs)
  *   1      bits 0-1: operation (0 derive, 1 public key, 2 keygen); bit 2:
- *          _mb8; bits 3-7: flags of a single call (F_*)
+ *          _mb8; bit 3: a byte of flags (F_*) of a single call follows
  *   then   single: a scalar (32 bytes) and u (u_of()); _mb8: a mask byte, a
  *          flags byte (M_*), 8 lanes: a lane byte (L_*), a scalar, u
  */
@@ -36,7 +36,7 @@
 
 enum op { OP_DERIVE, OP_PUBLIC, OP_KEYGEN };
 
-/* flags of single calls, and lane bytes of _mb8 calls */
+/* flags of single calls, and lane bytes of _mb8 calls (with bit 7 set) */
 #define F_NULL_OUT 1    /* out (keygen: priv) NULL */
 #define F_NULL_SCALAR 2 /* scalar (keygen: pub) NULL */
 #define F_NULL_U 4      /* u NULL */
@@ -81,10 +81,7 @@ static void u_of(struct fz_in *in, uint8_t u[LEN])
         FZ_CHECK(x != NULL, "BN_lebin2bn");
     }
     if (kind & 16) {
-        const int delta = (int8_t)fz_u8(in);
-        FZ_CHECK(delta >= 0 ? BN_add_word(x, (BN_ULONG)delta) == 1
-                            : BN_sub_word(x, (BN_ULONG)-delta) == 1,
-                 "delta");
+        fz_bn_add_delta(x, (int8_t)fz_u8(in));
     }
     if (kind & 32) {
         BIGNUM *p = NULL;
@@ -92,17 +89,9 @@ static void u_of(struct fz_in *in, uint8_t u[LEN])
         BN_free(p);
     }
     if (kind & 64) {
-        FZ_CHECK((BN_is_bit_set(x, 255) ? BN_clear_bit(x, 255) : BN_set_bit(x, 255)) == 1,
-                 "top bit");
+        fz_bn_flip_bit(x, 255);
     }
-    if (BN_is_negative(x)) {
-        BIGNUM *m = BN_new();
-        FZ_CHECK(m != NULL && BN_set_bit(m, 256) == 1 && BN_add(x, x, m) == 1, "wrap");
-        BN_free(m);
-    }
-    if (BN_num_bits(x) > 256) {
-        FZ_CHECK(BN_mask_bits(x, 256) == 1, "BN_mask_bits");
-    }
+    fz_bn_wrap(x, 256);
     FZ_CHECK(BN_bn2lebinpad(x, u, LEN) == LEN, "BN_bn2lebinpad");
     BN_free(x);
 }
@@ -235,7 +224,7 @@ static void mb8(struct fz_in *in, enum op op)
     const uint8_t *ss[MBC_LANES], *us[MBC_LANES];
     for (unsigned i = 0; i < MBC_LANES; i++) {
         struct lane *l = &L[i];
-        const unsigned spec = fz_u8(in);
+        const unsigned sb = fz_u8(in), spec = (sb & 128) ? sb : 0;
         const int active = (mask >> i) & 1;
         scalar_of(in, l->s);
         u_of(in, l->u);
@@ -347,7 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (b & 4) {
         mb8(&in, op);
     } else {
-        single(&in, op, b >> 3);
+        single(&in, op, (b & 8) ? fz_u8(&in) : 0);
     }
     return 0;
 }
@@ -387,7 +376,10 @@ static void write_seeds(const char *dir)
             for (unsigned op = 0; op < 3; op++) {
                 struct fz_out o = {.len = 0};
                 fz_put_u8(&o, impl);
-                fz_put_u8(&o, op | (k == 3 ? F_OUT_SCALAR << 3 : k == 4 ? F_OUT_U << 3 : 0));
+                fz_put_u8(&o, op | (k == 3 || k == 4 ? 8 : 0));
+                if (k == 3 || k == 4) {
+                    fz_put_u8(&o, k == 3 ? F_OUT_SCALAR : F_OUT_U);
+                }
                 put_scalar(&o);
                 put_u(&o, ukinds[k]);
                 snprintf(name, sizeof(name), "seed-%03u", count++);
@@ -402,8 +394,8 @@ static void write_seeds(const char *dir)
                 fz_put_u8(&o, v == 1 ? 0x6D : 0xFF);
                 fz_put_u8(&o, 0);
                 for (unsigned i = 0; i < MBC_LANES; i++) {
-                    const unsigned spec = v == 2 && i == 3   ? F_NULL_SCALAR
-                                          : v == 2 && i == 5 ? F_OUT_SCALAR
+                    const unsigned spec = v == 2 && i == 3   ? 128 | F_NULL_SCALAR
+                                          : v == 2 && i == 5 ? 128 | F_OUT_SCALAR
                                                              : 0;
                     fz_put_u8(&o, spec);
                     put_scalar(&o);
