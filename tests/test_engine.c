@@ -156,7 +156,8 @@ static int group_teardown(void **state)
         RSA_free(soft_rsa[i]);
         RSA_free(eng_rsa[i]);
     }
-    ENGINE_set_default_RSA(NULL);
+    /* ENGINE_unregister_RSA also takes it out of the default RSA table
+     * (ENGINE_set_default_RSA(NULL) would dereference NULL). */
     ENGINE_unregister_RSA(eng);
     ENGINE_finish(eng);
     ENGINE_free(eng);
