@@ -10,11 +10,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/params.h>
+#include <openssl/x509.h>
 
 #include "prov.h"
 
@@ -37,6 +41,94 @@ void mbp_err(const struct mbp_ctx *pc, enum mbp_reason reason, const char *fmt, 
     }
     c_vset_error(pc->handle, (uint32_t)reason, fmt, ap);
     va_end(ap);
+}
+
+void mbp_params_clear_free(OSSL_PARAM *params)
+{
+    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        OPENSSL_cleanse(p->data, p->data_size);
+    }
+    OSSL_PARAM_free(params);
+}
+
+/* mbp_fetch_md: *md = the digest name from the child library context: with
+ * the given properties, else the operation's (when some provider of the
+ * digest matches them: "provider=mbcrypto" matches none), else none. */
+int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const char *props,
+                 const char *op_props)
+{
+    EVP_MD *m = EVP_MD_fetch(pc->libctx, name, props != NULL ? props : op_props);
+    if (m == NULL && props == NULL && op_props != NULL) {
+        ERR_set_mark();
+        m = EVP_MD_fetch(pc->libctx, name, NULL);
+        ERR_pop_to_mark();
+    }
+    if (m == NULL) {
+        mbp_err(pc, MBP_R_BAD_DIGEST, "%s", name);
+        return 0;
+    }
+    EVP_MD_free(*md);
+    *md = m;
+    return 1;
+}
+
+static int set_int(OSSL_PARAM params[], const char *key, int v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_int(p, v);
+}
+
+int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_utf8_string(p, v);
+}
+
+int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size)
+{
+    return set_int(params, OSSL_PKEY_PARAM_BITS, bits) &&
+           set_int(params, OSSL_PKEY_PARAM_SECURITY_BITS, secbits) &&
+           set_int(params, OSSL_PKEY_PARAM_MAX_SIZE, max_size);
+}
+
+int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
+                          unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (mdctx == NULL) {
+        return 0;
+    }
+    if (sig == NULL) {
+        return sign(ctx, NULL, siglen, 0, NULL, 0);
+    }
+    return EVP_DigestFinal_ex(mdctx, d, &dlen) && sign(ctx, sig, siglen, sigsize, d, dlen);
+}
+
+int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
+                            const unsigned char *sig, size_t siglen)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    return mdctx != NULL && EVP_DigestFinal_ex(mdctx, d, &dlen) &&
+           verify(ctx, sig, siglen, d, dlen);
+}
+
+int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type)
+{
+    int sig_nid;
+    X509_ALGOR *alg = NULL;
+    unsigned char *der = NULL;
+    int len = -1;
+    if (md != NULL && OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(md), key_nid) &&
+        (alg = X509_ALGOR_new()) != NULL &&
+        X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), param_type, NULL)) {
+        len = i2d_X509_ALGOR(alg, &der);
+    }
+    const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+    OPENSSL_free(der);
+    X509_ALGOR_free(alg);
+    return ok;
 }
 
 static const OSSL_ITEM reason_strings[] = {
@@ -132,44 +224,168 @@ static int get_params(void *provctx, OSSL_PARAM params[])
 
 /* ------------------------------------------------------------ algorithms */
 
-#define RSA_NAMES "RSA:rsaEncryption:1.2.840.113549.1.1.1"
+/* The provider implements every family of the serve policy. */
+const unsigned mbo_offered = MBO_FAM_ALL;
 
-static const OSSL_ALGORITHM rsa_keymgmt[] = {
-    {RSA_NAMES, MBP_PROPS, mbp_rsa_keymgmt, "mbcrypto RSA 2048/3072/4096 keys"},
-    {NULL, NULL, NULL, NULL},
+/* Our EC keys serve both ECDH and ECDSA. */
+#define EC_KEY_FAMS (MBO_FAM_ECDH | MBO_FAM_ECDSA)
+
+#define RSA_NAMES "RSA:rsaEncryption:1.2.840.113549.1.1.1"
+#define X25519_NAMES "X25519:1.3.101.110"
+#define EC_NAMES "EC:id-ecPublicKey:1.2.840.10045.2.1"
+
+/* Every algorithm, with its operation and the families that offer it (any
+ * one of them served). */
+static const struct {
+    int operation_id;
+    unsigned fams;
+    OSSL_ALGORITHM alg;
+} algorithms[] = {
+    {OSSL_OP_KEYMGMT,
+     MBO_FAM_RSA,
+     {RSA_NAMES, MBP_PROPS, mbp_rsa_keymgmt, "mbcrypto RSA 2048/3072/4096 keys"}},
+    {OSSL_OP_SIGNATURE,
+     MBO_FAM_RSA,
+     {RSA_NAMES, MBP_PROPS, mbp_rsa_signature, "mbcrypto RSA PKCS#1 v1.5 and PSS"}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", MBP_PROPS, mbp_aes128gcm, NULL}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", MBP_PROPS, mbp_aes192gcm, NULL}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", MBP_PROPS, mbp_aes256gcm, NULL}},
+    {OSSL_OP_KEYMGMT,
+     MBO_FAM_X25519,
+     {X25519_NAMES, MBP_PROPS, mbp_x25519_keymgmt, "mbcrypto X25519 keys"}},
+    {OSSL_OP_KEYEXCH,
+     MBO_FAM_X25519,
+     {X25519_NAMES, MBP_PROPS, mbp_x25519_keyexch, "mbcrypto X25519 key exchange"}},
+    {OSSL_OP_KEYMGMT,
+     EC_KEY_FAMS,
+     {EC_NAMES, MBP_PROPS, mbp_ec_keymgmt, "mbcrypto P-256/P-384 keys"}},
+    {OSSL_OP_KEYEXCH,
+     MBO_FAM_ECDH,
+     {"ECDH", MBP_PROPS, mbp_ecdh_keyexch, "mbcrypto ECDH on P-256/P-384"}},
+    {OSSL_OP_SIGNATURE,
+     MBO_FAM_ECDSA,
+     {"ECDSA", MBP_PROPS, mbp_ecdsa_signature, "mbcrypto ECDSA on P-256/P-384"}},
 };
-static const OSSL_ALGORITHM rsa_signature[] = {
-    {RSA_NAMES, MBP_PROPS, mbp_rsa_signature, "mbcrypto RSA PKCS#1 v1.5 and PSS"},
-    {NULL, NULL, NULL, NULL},
-};
-static const OSSL_ALGORITHM gcm_ciphers[] = {
-    {"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", MBP_PROPS, mbp_aes128gcm, NULL},
-    {"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", MBP_PROPS, mbp_aes192gcm, NULL},
-    {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", MBP_PROPS, mbp_aes256gcm, NULL},
-    {NULL, NULL, NULL, NULL},
-};
+#define NUM_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
+
+/* The operations we have. Per operation, each loading (provider context)
+ * keeps the algorithms the policy served at its init, NULL terminated. */
+static const int operations[] = {OSSL_OP_KEYMGMT, OSSL_OP_SIGNATURE, OSSL_OP_KEYEXCH,
+                                 OSSL_OP_CIPHER};
+#define NUM_OPERATIONS (sizeof(operations) / sizeof(operations[0]))
+#define ROW (NUM_ALGORITHMS + 1)
+
+/* make_served: the table of pc (NUM_OPERATIONS rows of ROW entries). */
+static OSSL_ALGORITHM *make_served(void)
+{
+    OSSL_ALGORITHM *t = OPENSSL_zalloc(sizeof(*t) * NUM_OPERATIONS * ROW);
+    if (t == NULL) {
+        return NULL;
+    }
+    const unsigned served = mbo_policy();
+    for (size_t o = 0; o < NUM_OPERATIONS; o++) {
+        size_t n = 0;
+        for (size_t i = 0; i < NUM_ALGORITHMS; i++) {
+            if (algorithms[i].operation_id == operations[o] && (algorithms[i].fams & served) != 0) {
+                t[o * ROW + n++] = algorithms[i].alg;
+            }
+        }
+    }
+    return t;
+}
 
 static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, int *no_cache)
 {
-    (void)provctx;
+    const struct mbp_ctx *pc = provctx;
     *no_cache = 0;
-    const unsigned served = mbo_policy();
-    switch (operation_id) {
-    case OSSL_OP_KEYMGMT:
-        return (served & MBO_FAM_RSA) ? rsa_keymgmt : NULL;
-    case OSSL_OP_SIGNATURE:
-        return (served & MBO_FAM_RSA) ? rsa_signature : NULL;
-    case OSSL_OP_CIPHER:
-        return (served & MBO_FAM_GCM) ? gcm_ciphers : NULL;
-    default:
-        return NULL;
+    for (size_t o = 0; o < NUM_OPERATIONS; o++) {
+        const OSSL_ALGORITHM *row = pc->served + o * ROW;
+        if (operations[o] == operation_id) {
+            return row[0].algorithm_names != NULL ? row : NULL;
+        }
     }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ TLS groups */
+
+/*
+ * The TLS groups whose key exchange we serve, as the TLS-GROUP capability
+ * (what libssl reads to know the groups it may offer). libssl 3.0 uses a
+ * provider's group only when the key management it fetches for the group's
+ * algorithm (with its property query) comes from that same provider; with
+ * mbcrypto preferred that is ours, so we announce the groups we serve.
+ * Fields: the TLS name, OpenSSL's name of the group, the key management's
+ * name, the IANA group id, security bits; every TLS and DTLS version from
+ * 1.0 on. Our "EC" key management generates P-521 keys through the
+ * default provider, so P-521 stays available; the other EC groups of the
+ * default provider (brainpool, the legacy TLS 1.2 curves) are not offered
+ * by libssl 3.0 while our EC key management is served.
+ */
+static const struct {
+    unsigned fam;
+    const char *name, *internal, *alg;
+    unsigned id, secbits;
+} tls_groups[] = {
+    {MBO_FAM_X25519, "x25519", "X25519", "X25519", 29, 128},
+    {EC_KEY_FAMS, "secp256r1", "prime256v1", "EC", 23, 128},
+    {EC_KEY_FAMS, "P-256", "prime256v1", "EC", 23, 128},
+    {EC_KEY_FAMS, "secp384r1", "secp384r1", "EC", 24, 192},
+    {EC_KEY_FAMS, "P-384", "secp384r1", "EC", 24, 192},
+    /* Generated by the default provider through our key management. */
+    {EC_KEY_FAMS, "secp521r1", "secp521r1", "EC", 25, 256},
+    {EC_KEY_FAMS, "P-521", "secp521r1", "EC", 25, 256},
+};
+
+#define TLS1_0 0x0301
+#define DTLS1_0 0xFEFF
+
+static int get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg)
+{
+    (void)provctx;
+    if (strcasecmp(capability, "TLS-GROUP") != 0) {
+        return 0;
+    }
+    const unsigned served = mbo_policy();
+    for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++) {
+        if ((tls_groups[i].fam & served) == 0) {
+            continue;
+        }
+        unsigned id = tls_groups[i].id, secbits = tls_groups[i].secbits;
+        int min_tls = TLS1_0, max_tls = 0, min_dtls = DTLS1_0, max_dtls = 0;
+        OSSL_PARAM p[] = {
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, (char *)tls_groups[i].name,
+                                   strlen(tls_groups[i].name)),
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL,
+                                   (char *)tls_groups[i].internal, strlen(tls_groups[i].internal)),
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, (char *)tls_groups[i].alg,
+                                   strlen(tls_groups[i].alg)),
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, &id),
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, &secbits),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, &min_tls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, &max_tls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, &min_dtls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, &max_dtls),
+            OSSL_PARAM_END,
+        };
+        if (!cb(p, arg)) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static void teardown(void *provctx)
 {
     struct mbp_ctx *pc = provctx;
     OSSL_LIB_CTX_free(pc->libctx);
+    OPENSSL_free(pc->served);
     OPENSSL_free(pc);
     mbo_fini();
 }
@@ -180,6 +396,7 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))get_params},
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query_operation},
     {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))get_reason_strings},
+    {OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))get_capabilities},
     {0, NULL},
 };
 
@@ -229,6 +446,10 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
     if (pc->libctx == NULL || !mbo_init(serve_setting(handle))) {
         OSSL_LIB_CTX_free(pc->libctx);
         OPENSSL_free(pc);
+        return 0;
+    }
+    if ((pc->served = make_served()) == NULL) {
+        teardown(pc);
         return 0;
     }
     *out = provider_functions;
