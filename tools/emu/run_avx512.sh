@@ -19,7 +19,8 @@
 #   tools/emu/run_avx512.sh build tests/test_mb52 \
 #       "MBC_TEST_FILTER='*/vaes512' tests/test_gcm" "tests/test_cpu --foo"
 # Every command gets CMOCKA_MESSAGE_OUTPUT=TAP, OPENSSL_ia32cap=:0 (OpenSSL's
-# baseline code: its leaf-7 code miscomputes under Bochs), MBC_TEST_QUICK=1 (iteration
+# baseline code: its leaf-7 code miscomputes under Bochs), LD_BIND_NOW=1
+# (the loader's lazy-binding trampoline faulted under Bochs), MBC_TEST_QUICK=1 (iteration
 # counts / 16) and MBC_VECTORS_DIR pointing at the copied vectors;
 # MBC_TEST_FILTER (a cmocka pattern, tests/test_util.h) picks cases.
 # Before the commands, tools/emu/cpuprobe.c runs: it checks CPUID, XCR0 and
@@ -241,6 +242,11 @@ init=$work/init
     # and P-256 did; mbcrypto's ifma and c results agreed with each other).
     # ':0' clears OpenSSL's leaf-7 capability word: its baseline code.
     echo 'export OPENSSL_ia32cap=:0'
+    # The dynamic loader resolves symbols lazily through a trampoline that
+    # saves the vector state (xsavec); under Bochs that faulted (#GP in
+    # ld-linux) when the first call of a symbol came with AVX-512 state in
+    # use. Binding everything at start avoids the trampoline.
+    echo 'export LD_BIND_NOW=1'
     echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
     echo 'mount -t tmpfs tmp /tmp; cd /b'
     echo 'echo "@@emu boot $(cat /proc/uptime)"'
