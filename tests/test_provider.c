@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -87,7 +88,7 @@ static void test_params(void **state)
     OSSL_PARAM p[] = {OSSL_PARAM_utf8_string("mbcrypto-serve", serve, sizeof(serve)),
                       OSSL_PARAM_END};
     assert_true(OSSL_PROVIDER_get_params(mbc, p));
-    assert_string_equal(serve, "rsa,aes-gcm");
+    assert_string_equal(serve, "rsa,aes-gcm,x25519,ecdh,ecdsa");
     counter("ops-rsa-sign");
 }
 
@@ -451,13 +452,335 @@ static void test_gcm_tls12(void **state)
     }
 }
 
+/* ---------------------------------------------------- key agreement */
+
+/* pkey_gen: a key pair (param_only: domain parameters alone) of type (and
+ * group, when not NULL) made by the provider of props. */
+static EVP_PKEY *pkey_gen(const char *type, const char *group, const char *props, int param_only)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lib, type, props);
+    EVP_PKEY *k = NULL;
+    assert_non_null(c);
+    assert_int_equal(param_only ? EVP_PKEY_paramgen_init(c) : EVP_PKEY_keygen_init(c), 1);
+    if (group != NULL) {
+        assert_int_equal(EVP_PKEY_CTX_set_group_name(c, group), 1);
+    }
+    assert_int_equal(param_only ? EVP_PKEY_paramgen(c, &k) : EVP_PKEY_keygen(c, &k), 1);
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* is_ours: 1 if key lives in mbcrypto's key management. */
+static int is_ours(const EVP_PKEY *key)
+{
+    const OSSL_PROVIDER *p = EVP_PKEY_get0_provider(key);
+    return p != NULL && strcmp(OSSL_PROVIDER_get0_name(p), "mbcrypto") == 0;
+}
+
+/* derive_ctx: a key exchange context of key and peer in provider props
+ * (NULL when a step fails: the error is the caller's to expect). */
+static EVP_PKEY_CTX *derive_ctx(EVP_PKEY *key, EVP_PKEY *peer, const char *props)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key, props);
+    assert_non_null(c);
+    if (EVP_PKEY_derive_init(c) != 1 || EVP_PKEY_derive_set_peer(c, peer) != 1) {
+        EVP_PKEY_CTX_free(c);
+        ERR_clear_error();
+        return NULL;
+    }
+    return c;
+}
+
+/* derive: the shared secret of key and peer in provider props into out (64
+ * bytes); its length, or -1 on failure. */
+static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *props, uint8_t out[64])
+{
+    EVP_PKEY_CTX *c = derive_ctx(key, peer, props);
+    size_t len = 0;
+    int r = -1;
+    if (c != NULL && EVP_PKEY_derive(c, NULL, &len) == 1 && len <= 64 &&
+        EVP_PKEY_derive(c, out, &len) == 1) {
+        r = (int)len;
+    }
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return r;
+}
+
+/* agree: keys a (ours) and b (the default provider's) agree, whichever
+ * provider derives, on the secret of want_len bytes; our derivations are
+ * counted in ctr. */
+static void agree(EVP_PKEY *a, EVP_PKEY *b, const char *ctr, int want_len)
+{
+    uint8_t s[4][64];
+    const uint64_t n = counter(ctr);
+    assert_int_equal(derive(a, b, OURS, s[0]), want_len);
+    assert_int_equal(counter(ctr), n + 1);
+    assert_int_equal(derive(b, a, THEIRS, s[1]), want_len);
+    assert_int_equal(derive(a, b, THEIRS, s[2]), want_len); /* a exported */
+    assert_int_equal(derive(b, a, OURS, s[3]), want_len);   /* b imported */
+    assert_int_equal(counter(ctr), n + 2);
+    for (int i = 1; i < 4; i++) {
+        assert_memory_equal(s[0], s[i], (size_t)want_len);
+    }
+}
+
+/* raw_key: an X25519 key from raw bytes in provider props. */
+static EVP_PKEY *raw_key(const char *props, int priv, const uint8_t *b, size_t len)
+{
+    return priv ? EVP_PKEY_new_raw_private_key_ex(lib, "X25519", props, b, len)
+                : EVP_PKEY_new_raw_public_key_ex(lib, "X25519", props, b, len);
+}
+
+static void test_x25519_cross(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        const uint64_t gens = counter("ops-x25519-keygen");
+        EVP_PKEY *a = pkey_gen("X25519", NULL, OURS, 0), *b = pkey_gen("X25519", NULL, THEIRS, 0);
+        assert_int_equal(counter("ops-x25519-keygen"), gens + 1);
+        assert_true(is_ours(a));
+        assert_false(is_ours(b));
+        assert_int_equal(EVP_PKEY_get_bits(a), 253);
+        assert_int_equal(EVP_PKEY_get_security_bits(a), 128);
+        assert_int_equal(EVP_PKEY_get_size(a), 32);
+        agree(a, b, "ops-x25519-derive", 32);
+        /* Raw keys: ours made from a's private key has a's public key, as
+         * the default provider's does; the keys match. */
+        uint8_t priv[32], pub[32], pub2[32], pub3[32];
+        size_t len = 32;
+        assert_int_equal(EVP_PKEY_get_raw_private_key(a, priv, &len), 1);
+        assert_int_equal(EVP_PKEY_get_raw_public_key(a, pub, &len), 1);
+        EVP_PKEY *ra = raw_key(OURS, 1, priv, 32), *ta = raw_key(THEIRS, 1, priv, 32);
+        assert_non_null(ra);
+        assert_true(is_ours(ra));
+        assert_int_equal(EVP_PKEY_get_raw_public_key(ra, pub2, &len), 1);
+        assert_int_equal(EVP_PKEY_get_raw_public_key(ta, pub3, &len), 1);
+        assert_memory_equal(pub, pub2, 32);
+        assert_memory_equal(pub, pub3, 32);
+        assert_int_equal(EVP_PKEY_eq(a, ta), 1);
+        assert_int_equal(EVP_PKEY_eq(a, b), 0);
+        /* libssl's peer key: parameters generated by us, then the peer's
+         * encoded public key set on them. */
+        uint8_t *enc = NULL;
+        assert_int_equal(EVP_PKEY_get1_encoded_public_key(b, &enc), 32);
+        EVP_PKEY *peer = pkey_gen("X25519", "x25519", OURS, 1);
+        assert_true(is_ours(peer));
+        assert_int_equal(EVP_PKEY_set1_encoded_public_key(peer, enc, 32), 1);
+        uint8_t s1[64], s2[64];
+        assert_int_equal(derive(ra, peer, OURS, s1), 32);
+        assert_int_equal(derive(b, ta, THEIRS, s2), 32);
+        assert_memory_equal(s1, s2, 32);
+        OPENSSL_free(enc);
+        assert_int_equal(EVP_PKEY_get1_encoded_public_key(a, &enc), 32);
+        assert_memory_equal(enc, pub, 32);
+        OPENSSL_free(enc);
+        EVP_PKEY_free(peer);
+        EVP_PKEY_free(ra);
+        EVP_PKEY_free(ta);
+        EVP_PKEY_free(a);
+        EVP_PKEY_free(b);
+    }
+}
+
+/* Low-order peer points give the all-zero secret: refused, as OpenSSL
+ * does; a short buffer and a missing peer are errors. */
+static void test_x25519_bad_peer(void **state)
+{
+    (void)state;
+    uint8_t low[4][32] = {{0}, {1}};
+    /* p - 1 (order 2) and p (reduced: 0). */
+    memset(low[2], 0xFF, 32);
+    low[2][0] = 0xEC;
+    low[2][31] = 0x7F;
+    memcpy(low[3], low[2], 32);
+    low[3][0] = 0xED;
+    EVP_PKEY *a = pkey_gen("X25519", NULL, OURS, 0);
+    for (int i = 0; i < 4; i++) {
+        EVP_PKEY *peer = raw_key(OURS, 0, low[i], 32);
+        assert_non_null(peer);
+        uint8_t s[64];
+        assert_int_equal(derive(a, peer, OURS, s), -1);
+        assert_int_equal(derive(a, peer, THEIRS, s), -1);
+        EVP_PKEY_free(peer);
+    }
+    EVP_PKEY *b = pkey_gen("X25519", NULL, THEIRS, 0);
+    EVP_PKEY_CTX *c = derive_ctx(a, b, OURS);
+    uint8_t s[32];
+    size_t len = 31;
+    assert_non_null(c);
+    assert_int_not_equal(EVP_PKEY_derive(c, s, &len), 1);
+    ERR_clear_error();
+    EVP_PKEY_CTX_free(c);
+    c = EVP_PKEY_CTX_new_from_pkey(lib, a, OURS);
+    len = 32;
+    assert_int_equal(EVP_PKEY_derive_init(c), 1);
+    assert_int_not_equal(EVP_PKEY_derive(c, s, &len), 1);
+    ERR_clear_error();
+    EVP_PKEY_CTX_free(c);
+    /* A public key alone cannot derive; a raw key of the wrong length is
+     * refused. */
+    uint8_t pub[32];
+    len = 32;
+    assert_int_equal(EVP_PKEY_get_raw_public_key(a, pub, &len), 1);
+    EVP_PKEY *pa = raw_key(OURS, 0, pub, 32);
+    c = EVP_PKEY_CTX_new_from_pkey(lib, pa, OURS);
+    assert_int_not_equal(EVP_PKEY_derive_init(c), 1);
+    ERR_clear_error();
+    EVP_PKEY_CTX_free(c);
+    assert_null(raw_key(OURS, 0, pub, 31));
+    ERR_clear_error();
+    EVP_PKEY_free(pa);
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(b);
+}
+
+/* ------------------------------------------------------- ASYNC batches */
+
+#define NJOBS 8
+
+/* run_jobs: fn(arg[i]) in NJOBS ASYNC jobs, each with its own wait
+ * context, resumed round after round (at most 100) until all finish, as an
+ * event loop does. Returns how many paused at their start. */
+static int run_jobs(int (*fn)(void *), void *const arg[NJOBS])
+{
+    ASYNC_JOB *job[NJOBS] = {NULL};
+    ASYNC_WAIT_CTX *ctx[NJOBS];
+    int done[NJOBS] = {0}, paused = 0, left = NJOBS, ret;
+    for (int i = 0; i < NJOBS; i++) {
+        assert_non_null(ctx[i] = ASYNC_WAIT_CTX_new());
+    }
+    for (int round = 0; round < 100 && left > 0; round++) {
+        for (int i = 0; i < NJOBS; i++) {
+            if (done[i]) {
+                continue;
+            }
+            const int r =
+                ASYNC_start_job(&job[i], ctx[i], &ret, fn, (void *)&arg[i], sizeof(arg[i]));
+            assert_true(r == ASYNC_PAUSE || r == ASYNC_FINISH);
+            if (r == ASYNC_FINISH) {
+                assert_int_equal(ret, 1);
+                done[i] = 1;
+                left--;
+            } else if (round == 0) {
+                paused++;
+            }
+        }
+    }
+    assert_int_equal(left, 0);
+    for (int i = 0; i < NJOBS; i++) {
+        ASYNC_WAIT_CTX_free(ctx[i]);
+    }
+    return paused;
+}
+
+/* One derivation in a job: its context and output. */
+struct derive_job {
+    EVP_PKEY_CTX *c;
+    uint8_t out[64];
+    size_t len;
+};
+
+static int derive_in_job(void *arg)
+{
+    struct derive_job *d = *(struct derive_job **)arg;
+    d->len = sizeof(d->out);
+    return EVP_PKEY_derive(d->c, d->out, &d->len);
+}
+
+/* async_derive: NJOBS derivations of our keys a[i] with the default
+ * provider's b[i] in ASYNC jobs: they pause, run as one batch and give the
+ * secrets the default provider computes. */
+static void async_derive(EVP_PKEY *const a[NJOBS], EVP_PKEY *const b[NJOBS], const char *ctr)
+{
+    struct derive_job d[NJOBS];
+    void *arg[NJOBS];
+    for (int i = 0; i < NJOBS; i++) {
+        assert_non_null(d[i].c = derive_ctx(a[i], b[i], OURS));
+        arg[i] = &d[i];
+    }
+    const uint64_t n = counter(ctr), batched = counter("async-batched");
+    assert_int_equal(run_jobs(derive_in_job, arg), NJOBS - 1);
+    assert_int_equal(counter(ctr), n + NJOBS);
+    assert_true(counter("async-batched") >= batched + NJOBS);
+    for (int i = 0; i < NJOBS; i++) {
+        uint8_t want[64];
+        assert_int_equal(derive(b[i], a[i], THEIRS, want), (int)d[i].len);
+        assert_memory_equal(d[i].out, want, d[i].len);
+        EVP_PKEY_CTX_free(d[i].c);
+    }
+}
+
+/* One key generation in a job. */
+struct gen_job {
+    EVP_PKEY_CTX *c;
+    EVP_PKEY *key;
+};
+
+static int gen_in_job(void *arg)
+{
+    struct gen_job *g = *(struct gen_job **)arg;
+    return EVP_PKEY_keygen(g->c, &g->key);
+}
+
+/* async_gen: NJOBS keys of type (group) generated by us in ASYNC jobs, in
+ * one batch, into key[]. */
+static void async_gen(const char *type, const char *group, EVP_PKEY *key[NJOBS], const char *ctr)
+{
+    struct gen_job g[NJOBS];
+    void *arg[NJOBS];
+    for (int i = 0; i < NJOBS; i++) {
+        g[i].key = NULL;
+        assert_non_null(g[i].c = EVP_PKEY_CTX_new_from_name(lib, type, OURS));
+        assert_int_equal(EVP_PKEY_keygen_init(g[i].c), 1);
+        if (group != NULL) {
+            assert_int_equal(EVP_PKEY_CTX_set_group_name(g[i].c, group), 1);
+        }
+        arg[i] = &g[i];
+    }
+    const uint64_t n = counter(ctr), batched = counter("async-batched");
+    assert_int_equal(run_jobs(gen_in_job, arg), NJOBS - 1);
+    assert_int_equal(counter(ctr), n + NJOBS);
+    assert_true(counter("async-batched") >= batched + NJOBS);
+    for (int i = 0; i < NJOBS; i++) {
+        assert_non_null(key[i] = g[i].key);
+        assert_true(is_ours(key[i]));
+        EVP_PKEY_CTX_free(g[i].c);
+    }
+}
+
+static void test_x25519_async(void **state)
+{
+    (void)state;
+    EVP_PKEY *a[NJOBS], *b[NJOBS];
+    async_gen("X25519", NULL, a, "ops-x25519-keygen");
+    for (int i = 0; i < NJOBS; i++) {
+        b[i] = pkey_gen("X25519", NULL, THEIRS, 0);
+        /* Each generated public key is its private key's. */
+        uint8_t priv[32], pub[32], pub2[32];
+        size_t len = 32;
+        assert_int_equal(EVP_PKEY_get_raw_private_key(a[i], priv, &len), 1);
+        assert_int_equal(EVP_PKEY_get_raw_public_key(a[i], pub, &len), 1);
+        EVP_PKEY *t = raw_key(THEIRS, 1, priv, 32);
+        assert_int_equal(EVP_PKEY_get_raw_public_key(t, pub2, &len), 1);
+        assert_memory_equal(pub, pub2, 32);
+        EVP_PKEY_free(t);
+    }
+    async_derive(a, b, "ops-x25519-derive");
+    for (int i = 0; i < NJOBS; i++) {
+        EVP_PKEY_free(a[i]);
+        EVP_PKEY_free(b[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params),          cmocka_unit_test(test_rsa_cross),
         cmocka_unit_test(test_rsa_digest_sign), cmocka_unit_test(test_rsa_bad_input),
         cmocka_unit_test(test_rsa_fallback),    cmocka_unit_test(test_gcm_cross),
-        cmocka_unit_test(test_gcm_tls12),
+        cmocka_unit_test(test_gcm_tls12),       cmocka_unit_test(test_x25519_cross),
+        cmocka_unit_test(test_x25519_bad_peer), cmocka_unit_test(test_x25519_async),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

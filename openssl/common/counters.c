@@ -21,6 +21,14 @@ static const char *const names[MBO_NUM_COUNTERS] = {
     [MBO_CTR_ASYNC_PAUSES] = "async-pauses",
     [MBO_CTR_ASYNC_FLUSHES] = "async-flushes",
     [MBO_CTR_BATCHED] = "async-batched",
+    [MBO_CTR_X25519_DERIVE] = "ops-x25519-derive",
+    [MBO_CTR_X25519_KEYGEN] = "ops-x25519-keygen",
+    [MBO_CTR_ECDH] = "ops-ecdh",
+    [MBO_CTR_EC_KEYGEN] = "ops-ec-keygen",
+    [MBO_CTR_ECDSA_SIGN] = "ops-ecdsa-sign",
+    [MBO_CTR_ECDSA_VERIFY] = "ops-ecdsa-verify",
+    [MBO_CTR_EC_KEYS] = "keys-ec",
+    [MBO_CTR_EC_REFUSED] = "keys-ec-refused",
 };
 
 #define NAME_LEN 56

@@ -27,25 +27,31 @@ unsigned mbo_policy_auto(void)
     if (impl_is(MBC_ALG_GCM, "vaes512")) {
         f |= MBO_FAM_GCM;
     }
-    return f;
+    if (impl_is(MBC_ALG_X25519, "ifma")) {
+        f |= MBO_FAM_X25519;
+    }
+    if (impl_is(MBC_ALG_EC, "ifma")) {
+        f |= MBO_FAM_ECDH | MBO_FAM_ECDSA;
+    }
+    return f & mbo_offered;
 }
 
 static const struct {
     const char *name;
     unsigned fam;
 } names[] = {
-    {"rsa", MBO_FAM_RSA},
-    {"aes-gcm", MBO_FAM_GCM},
+    {"rsa", MBO_FAM_RSA},   {"aes-gcm", MBO_FAM_GCM}, {"x25519", MBO_FAM_X25519},
+    {"ecdh", MBO_FAM_ECDH}, {"ecdsa", MBO_FAM_ECDSA},
 };
 
 #define NUM_NAMES (sizeof(names) / sizeof(names[0]))
 
-/* name_fam: the family of the n bytes at s, 0 if none. */
+/* name_fam: the offered family of the n bytes at s, 0 if none. */
 static unsigned name_fam(const char *s, size_t n)
 {
     for (size_t i = 0; i < NUM_NAMES; i++) {
         if (strlen(names[i].name) == n && strncmp(names[i].name, s, n) == 0) {
-            return names[i].fam;
+            return names[i].fam & mbo_offered;
         }
     }
     return 0;
@@ -61,7 +67,7 @@ int mbo_policy_parse(const char *s, unsigned *fams)
         return 1;
     }
     if (strcmp(s, "all") == 0) {
-        *fams = MBO_FAM_ALL;
+        *fams = mbo_offered;
         return 1;
     }
     if (strcmp(s, "none") == 0) {

@@ -44,6 +44,9 @@ static const ENGINE_CMD_DEFN commands[] = {
 
 /* The SERVE setting ("" for none) and whether common's state is ours
  * (init calls minus finish calls), under lock. */
+/* The ENGINE implements RSA and AES-GCM (EC and X25519 are the provider's). */
+const unsigned mbo_offered = MBO_FAM_RSA | MBO_FAM_GCM;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char serve_cfg[MBO_POLICY_STR_LEN];
 static unsigned inits;

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -37,6 +38,14 @@ void mbp_err(const struct mbp_ctx *pc, enum mbp_reason reason, const char *fmt, 
     }
     c_vset_error(pc->handle, (uint32_t)reason, fmt, ap);
     va_end(ap);
+}
+
+void mbp_params_clear_free(OSSL_PARAM *params)
+{
+    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        OPENSSL_cleanse(p->data, p->data_size);
+    }
+    OSSL_PARAM_free(params);
 }
 
 static const OSSL_ITEM reason_strings[] = {
@@ -132,44 +141,145 @@ static int get_params(void *provctx, OSSL_PARAM params[])
 
 /* ------------------------------------------------------------ algorithms */
 
-#define RSA_NAMES "RSA:rsaEncryption:1.2.840.113549.1.1.1"
+/* The provider implements every family of the serve policy. */
+const unsigned mbo_offered = MBO_FAM_ALL;
 
-static const OSSL_ALGORITHM rsa_keymgmt[] = {
-    {RSA_NAMES, MBP_PROPS, mbp_rsa_keymgmt, "mbcrypto RSA 2048/3072/4096 keys"},
-    {NULL, NULL, NULL, NULL},
+#define RSA_NAMES "RSA:rsaEncryption:1.2.840.113549.1.1.1"
+#define X25519_NAMES "X25519:1.3.101.110"
+
+/* Every algorithm, with its operation and the families that offer it (any
+ * one of them served). */
+static const struct {
+    int operation_id;
+    unsigned fams;
+    OSSL_ALGORITHM alg;
+} algorithms[] = {
+    {OSSL_OP_KEYMGMT,
+     MBO_FAM_RSA,
+     {RSA_NAMES, MBP_PROPS, mbp_rsa_keymgmt, "mbcrypto RSA 2048/3072/4096 keys"}},
+    {OSSL_OP_SIGNATURE,
+     MBO_FAM_RSA,
+     {RSA_NAMES, MBP_PROPS, mbp_rsa_signature, "mbcrypto RSA PKCS#1 v1.5 and PSS"}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", MBP_PROPS, mbp_aes128gcm, NULL}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", MBP_PROPS, mbp_aes192gcm, NULL}},
+    {OSSL_OP_CIPHER,
+     MBO_FAM_GCM,
+     {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", MBP_PROPS, mbp_aes256gcm, NULL}},
+    {OSSL_OP_KEYMGMT,
+     MBO_FAM_X25519,
+     {X25519_NAMES, MBP_PROPS, mbp_x25519_keymgmt, "mbcrypto X25519 keys"}},
+    {OSSL_OP_KEYEXCH,
+     MBO_FAM_X25519,
+     {X25519_NAMES, MBP_PROPS, mbp_x25519_keyexch, "mbcrypto X25519 key exchange"}},
 };
-static const OSSL_ALGORITHM rsa_signature[] = {
-    {RSA_NAMES, MBP_PROPS, mbp_rsa_signature, "mbcrypto RSA PKCS#1 v1.5 and PSS"},
-    {NULL, NULL, NULL, NULL},
-};
-static const OSSL_ALGORITHM gcm_ciphers[] = {
-    {"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", MBP_PROPS, mbp_aes128gcm, NULL},
-    {"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", MBP_PROPS, mbp_aes192gcm, NULL},
-    {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", MBP_PROPS, mbp_aes256gcm, NULL},
-    {NULL, NULL, NULL, NULL},
-};
+#define NUM_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
+
+/* The operations we have. Per operation, each loading (provider context)
+ * keeps the algorithms the policy served at its init, NULL terminated. */
+static const int operations[] = {OSSL_OP_KEYMGMT, OSSL_OP_SIGNATURE, OSSL_OP_KEYEXCH,
+                                 OSSL_OP_CIPHER};
+#define NUM_OPERATIONS (sizeof(operations) / sizeof(operations[0]))
+#define ROW (NUM_ALGORITHMS + 1)
+
+/* make_served: the table of pc (NUM_OPERATIONS rows of ROW entries). */
+static OSSL_ALGORITHM *make_served(void)
+{
+    OSSL_ALGORITHM *t = OPENSSL_zalloc(sizeof(*t) * NUM_OPERATIONS * ROW);
+    if (t == NULL) {
+        return NULL;
+    }
+    const unsigned served = mbo_policy();
+    for (size_t o = 0; o < NUM_OPERATIONS; o++) {
+        size_t n = 0;
+        for (size_t i = 0; i < NUM_ALGORITHMS; i++) {
+            if (algorithms[i].operation_id == operations[o] && (algorithms[i].fams & served) != 0) {
+                t[o * ROW + n++] = algorithms[i].alg;
+            }
+        }
+    }
+    return t;
+}
 
 static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, int *no_cache)
 {
-    (void)provctx;
+    const struct mbp_ctx *pc = provctx;
     *no_cache = 0;
-    const unsigned served = mbo_policy();
-    switch (operation_id) {
-    case OSSL_OP_KEYMGMT:
-        return (served & MBO_FAM_RSA) ? rsa_keymgmt : NULL;
-    case OSSL_OP_SIGNATURE:
-        return (served & MBO_FAM_RSA) ? rsa_signature : NULL;
-    case OSSL_OP_CIPHER:
-        return (served & MBO_FAM_GCM) ? gcm_ciphers : NULL;
-    default:
-        return NULL;
+    for (size_t o = 0; o < NUM_OPERATIONS; o++) {
+        const OSSL_ALGORITHM *row = pc->served + o * ROW;
+        if (operations[o] == operation_id) {
+            return row[0].algorithm_names != NULL ? row : NULL;
+        }
     }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ TLS groups */
+
+/*
+ * The TLS groups whose key exchange we serve, as the TLS-GROUP capability
+ * (what libssl reads to know the groups it may offer). libssl 3.0 uses a
+ * provider's group only when the key management it fetches for the group's
+ * algorithm (with its property query) comes from that same provider; with
+ * mbcrypto preferred that is ours, so we announce the groups we serve.
+ * Fields: the TLS name, OpenSSL's name of the group, the key management's
+ * name, the IANA group id, security bits; every TLS and DTLS version from
+ * 1.0 on.
+ */
+static const struct {
+    unsigned fam;
+    const char *name, *internal, *alg;
+    unsigned id, secbits;
+} tls_groups[] = {
+    {MBO_FAM_X25519, "x25519", "X25519", "X25519", 29, 128},
+};
+
+#define TLS1_0 0x0301
+#define DTLS1_0 0xFEFF
+
+static int get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg)
+{
+    (void)provctx;
+    if (strcasecmp(capability, "TLS-GROUP") != 0) {
+        return 0;
+    }
+    const unsigned served = mbo_policy();
+    for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++) {
+        if ((tls_groups[i].fam & served) == 0) {
+            continue;
+        }
+        unsigned id = tls_groups[i].id, secbits = tls_groups[i].secbits;
+        int min_tls = TLS1_0, max_tls = 0, min_dtls = DTLS1_0, max_dtls = 0;
+        OSSL_PARAM p[] = {
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, (char *)tls_groups[i].name,
+                                   strlen(tls_groups[i].name)),
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL,
+                                   (char *)tls_groups[i].internal, strlen(tls_groups[i].internal)),
+            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, (char *)tls_groups[i].alg,
+                                   strlen(tls_groups[i].alg)),
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, &id),
+            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, &secbits),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, &min_tls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, &max_tls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, &min_dtls),
+            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, &max_dtls),
+            OSSL_PARAM_END,
+        };
+        if (!cb(p, arg)) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static void teardown(void *provctx)
 {
     struct mbp_ctx *pc = provctx;
     OSSL_LIB_CTX_free(pc->libctx);
+    OPENSSL_free(pc->served);
     OPENSSL_free(pc);
     mbo_fini();
 }
@@ -180,6 +290,7 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))get_params},
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query_operation},
     {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))get_reason_strings},
+    {OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))get_capabilities},
     {0, NULL},
 };
 
@@ -229,6 +340,10 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
     if (pc->libctx == NULL || !mbo_init(serve_setting(handle))) {
         OSSL_LIB_CTX_free(pc->libctx);
         OPENSSL_free(pc);
+        return 0;
+    }
+    if ((pc->served = make_served()) == NULL) {
+        teardown(pc);
         return 0;
     }
     *out = provider_functions;

@@ -16,8 +16,10 @@
 /* mbp_ctx: the provider context, one per loading (library context). */
 struct mbp_ctx {
     const OSSL_CORE_HANDLE *handle;
-    OSSL_LIB_CTX *libctx; /* a child of the loading library context: the
-                           * digests and random numbers we use come from it */
+    OSSL_LIB_CTX *libctx;   /* a child of the loading library context: the
+                             * digests and random numbers we use come from it */
+    OSSL_ALGORITHM *served; /* what query_operation answers (prov.c), by the
+                             * policy at init */
 };
 
 /* Reasons of the errors we raise (mbp_err); names in prov.c. */
@@ -39,9 +41,21 @@ enum mbp_reason {
 void mbp_err(const struct mbp_ctx *pc, enum mbp_reason reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Key management selections, shorter. */
+#define MBP_SEL_PUB OSSL_KEYMGMT_SELECT_PUBLIC_KEY
+#define MBP_SEL_PRIV OSSL_KEYMGMT_SELECT_PRIVATE_KEY
+#define MBP_SEL_KEYPAIR OSSL_KEYMGMT_SELECT_KEYPAIR
+#define MBP_SEL_DOMAIN OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS
+
+/* mbp_params_clear_free: wipes the values of params (private components),
+ * then frees them (OSSL_PARAM_free). NULL is allowed. */
+void mbp_params_clear_free(OSSL_PARAM *params);
+
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
 extern const OSSL_DISPATCH mbp_rsa_signature[];
+extern const OSSL_DISPATCH mbp_x25519_keymgmt[];
+extern const OSSL_DISPATCH mbp_x25519_keyexch[];
 extern const OSSL_DISPATCH mbp_aes128gcm[];
 extern const OSSL_DISPATCH mbp_aes192gcm[];
 extern const OSSL_DISPATCH mbp_aes256gcm[];

@@ -20,9 +20,9 @@
 
 #include "prov.h"
 
-#define SEL_PUB OSSL_KEYMGMT_SELECT_PUBLIC_KEY
-#define SEL_PRIV OSSL_KEYMGMT_SELECT_PRIVATE_KEY
-#define SEL_KEYPAIR OSSL_KEYMGMT_SELECT_KEYPAIR
+#define SEL_PUB MBP_SEL_PUB
+#define SEL_PRIV MBP_SEL_PRIV
+#define SEL_KEYPAIR MBP_SEL_KEYPAIR
 
 /* The components and their parameter names; the first two are public. */
 #define NUM_COMPONENTS 8
@@ -137,16 +137,6 @@ static int rsa_import(void *keydata, int selection, const OSSL_PARAM params[])
     return ok;
 }
 
-/* params_clear_free: wipes the values of params (private components), then
- * frees them. */
-static void params_clear_free(OSSL_PARAM *params)
-{
-    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        OPENSSL_cleanse(p->data, p->data_size);
-    }
-    OSSL_PARAM_free(params);
-}
-
 /* to_params: k's components (private ones if with_priv) as params, through
  * OSSL_PARAM_BLD; the caller frees with OSSL_PARAM_free. */
 static OSSL_PARAM *to_params(struct mbp_rsa_key *k, int with_priv)
@@ -178,7 +168,7 @@ static int rsa_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cba
         return 0;
     }
     const int ok = cb(params, cbarg);
-    params_clear_free(params);
+    mbp_params_clear_free(params);
     return ok;
 }
 
@@ -303,7 +293,7 @@ static void *rsa_dup(const void *keydata, int selection)
         rsa_free(k);
         k = NULL;
     }
-    params_clear_free(params);
+    mbp_params_clear_free(params);
     return k;
 }
 

@@ -6,7 +6,8 @@
 # the provider leaves to the default provider (RSA-1024, RSA-8192, an
 # RSASSA-PSS key). Each case moves 200 KB from server to client (s_server
 # -WWW) and compares it byte for byte, and reads the provider's counters to
-# prove which side's operations mbcrypto ran. TAP on stdout.
+# prove which side's operations mbcrypto ran; TLS 1.3 key exchange with
+# X25519 and P-256 shares served by mbcrypto. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 certs
@@ -28,6 +29,14 @@ tls_case tls13-rsa2048-async-srv srv rsa2048 "-async" "$T13_128" "${SRV_OPS[@]}"
     s:async-pauses'>='1
 tls_case tls13-rsa2048-async-both both rsa2048 "-async" "$T13_256 -async" "${SRV_OPS[@]}" \
     s:async-pauses'>='1 "${CLI_OPS[@]}"
+# TLS 1.3 key shares: X25519 served by mbcrypto on both sides (each
+# generates its share and derives the secret), also inside ASYNC jobs.
+X25519_OPS=(s:ops-x25519-keygen'>='1 s:ops-x25519-derive'>='1 c:ops-x25519-keygen'>='1
+            c:ops-x25519-derive'>='1)
+tls_case tls13-x25519-both both rsa2048 "-groups X25519" "$T13_128 -groups X25519" \
+    "${X25519_OPS[@]}" "${SRV_OPS[@]}"
+tls_case tls13-x25519-async-both both rsa2048 "-async -groups X25519" \
+    "$T13_128 -async -groups X25519" "${X25519_OPS[@]}" s:async-pauses'>='1
 # What the provider leaves to the default provider: the handshake works, the
 # key is refused by our key management, no RSA operation of ours ran on it.
 tls_case tls13-rsa1024-fallback both rsa1024 "-cipher DEFAULT@SECLEVEL=0" \

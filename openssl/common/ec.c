@@ -1,0 +1,82 @@
+/*
+ * ec.c - P-256/P-384 ECDSA, ECDH and key generation, and X25519, each one
+ * request through mbo_run (see mbo.h), counted.
+ */
+#include "mbo_local.h"
+
+/* run: job through mbo_run, counted as c. */
+static mbc_err run(enum mbo_counter c, mbc_job *job)
+{
+    mbo_count(c, 1);
+    return mbo_run(job);
+}
+
+mbc_err mbo_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN])
+{
+    mbc_job job = {.op = MBC_OP_X25519_KEYGEN,
+                   .out = priv,
+                   .out_len = MBC_X25519_LEN,
+                   .out2 = pub,
+                   .out2_len = MBC_X25519_LEN};
+    return run(MBO_CTR_X25519_KEYGEN, &job);
+}
+
+mbc_err mbo_x25519_derive(uint8_t out[MBC_X25519_LEN], const uint8_t priv[MBC_X25519_LEN],
+                          const uint8_t peer[MBC_X25519_LEN])
+{
+    mbc_job job = {.op = MBC_OP_X25519_DERIVE,
+                   .in = priv,
+                   .in_len = MBC_X25519_LEN,
+                   .in2 = peer,
+                   .in2_len = MBC_X25519_LEN,
+                   .out = out,
+                   .out_len = MBC_X25519_LEN};
+    return run(MBO_CTR_X25519_DERIVE, &job);
+}
+
+mbc_err mbo_ec_keygen(mbc_curve curve, uint8_t *d, uint8_t *point)
+{
+    if (mbc_ec_scalar_len(curve) == 0) {
+        return MBC_ERR_BAD_PARAM;
+    }
+    mbc_job job = {.op = curve == MBC_CURVE_P256 ? MBC_OP_EC_KEYGEN_P256 : MBC_OP_EC_KEYGEN_P384,
+                   .out = d,
+                   .out_len = mbc_ec_scalar_len(curve),
+                   .out2 = point,
+                   .out2_len = mbc_ec_point_len(curve)};
+    return run(MBO_CTR_EC_KEYGEN, &job);
+}
+
+mbc_err mbo_ecdh(const mbc_ec_priv_key *key, uint8_t *out, const uint8_t *peer, size_t peer_len)
+{
+    mbc_job job = {.op = MBC_OP_ECDH,
+                   .key = key,
+                   .in = peer,
+                   .in_len = peer_len,
+                   .out = out,
+                   .out_len = mbc_ec_scalar_len(mbc_ec_priv_key_curve(key))};
+    return run(MBO_CTR_ECDH, &job);
+}
+
+mbc_err mbo_ecdsa_sign(const mbc_ec_priv_key *key, uint8_t *sig, const uint8_t *dgst, size_t dlen)
+{
+    mbc_job job = {.op = MBC_OP_ECDSA_SIGN,
+                   .key = key,
+                   .in = dgst,
+                   .in_len = dlen,
+                   .out = sig,
+                   .out_len = mbc_ec_sig_len(mbc_ec_priv_key_curve(key))};
+    return run(MBO_CTR_ECDSA_SIGN, &job);
+}
+
+mbc_err mbo_ecdsa_verify(const mbc_ec_pub_key *key, const uint8_t *sig, const uint8_t *dgst,
+                         size_t dlen)
+{
+    mbc_job job = {.op = MBC_OP_ECDSA_VERIFY,
+                   .key = key,
+                   .in = dgst,
+                   .in_len = dlen,
+                   .in2 = sig,
+                   .in2_len = mbc_ec_sig_len(mbc_ec_pub_key_curve(key))};
+    return run(MBO_CTR_ECDSA_VERIFY, &job);
+}
