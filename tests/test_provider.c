@@ -491,14 +491,15 @@ static EVP_PKEY_CTX *derive_ctx(EVP_PKEY *key, EVP_PKEY *peer, const char *props
     return c;
 }
 
-/* derive: the shared secret of key and peer in provider props into out (64
- * bytes); its length, or -1 on failure. */
-static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *props, uint8_t out[64])
+/* derive: the shared secret of key and peer in provider props into out
+ * (SECRET_MAX bytes: P-521's 66 fit); its length, or -1 on failure. */
+#define SECRET_MAX 72
+static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *props, uint8_t out[SECRET_MAX])
 {
     EVP_PKEY_CTX *c = derive_ctx(key, peer, props);
     size_t len = 0;
     int r = -1;
-    if (c != NULL && EVP_PKEY_derive(c, NULL, &len) == 1 && len <= 64 &&
+    if (c != NULL && EVP_PKEY_derive(c, NULL, &len) == 1 && len <= SECRET_MAX &&
         EVP_PKEY_derive(c, out, &len) == 1) {
         r = (int)len;
     }
@@ -512,7 +513,7 @@ static int derive(EVP_PKEY *key, EVP_PKEY *peer, const char *props, uint8_t out[
  * counted in ctr. */
 static void agree(EVP_PKEY *a, EVP_PKEY *b, const char *ctr, int want_len)
 {
-    uint8_t s[4][64];
+    uint8_t s[4][SECRET_MAX];
     const uint64_t n = counter(ctr);
     assert_int_equal(derive(a, b, OURS, s[0]), want_len);
     assert_int_equal(counter(ctr), n + 1);
@@ -567,7 +568,7 @@ static void test_x25519_cross(void **state)
         EVP_PKEY *peer = pkey_gen("X25519", "x25519", OURS, 1);
         assert_true(is_ours(peer));
         assert_int_equal(EVP_PKEY_set1_encoded_public_key(peer, enc, 32), 1);
-        uint8_t s1[64], s2[64];
+        uint8_t s1[SECRET_MAX], s2[SECRET_MAX];
         assert_int_equal(derive(ra, peer, OURS, s1), 32);
         assert_int_equal(derive(b, ta, THEIRS, s2), 32);
         assert_memory_equal(s1, s2, 32);
@@ -599,7 +600,7 @@ static void test_x25519_bad_peer(void **state)
     for (int i = 0; i < 4; i++) {
         EVP_PKEY *peer = raw_key(OURS, 0, low[i], 32);
         assert_non_null(peer);
-        uint8_t s[64];
+        uint8_t s[SECRET_MAX];
         assert_int_equal(derive(a, peer, OURS, s), -1);
         assert_int_equal(derive(a, peer, THEIRS, s), -1);
         EVP_PKEY_free(peer);
@@ -677,7 +678,7 @@ static int run_jobs(int (*fn)(void *), void *const arg[NJOBS])
 /* One derivation in a job: its context and output. */
 struct derive_job {
     EVP_PKEY_CTX *c;
-    uint8_t out[64];
+    uint8_t out[SECRET_MAX];
     size_t len;
 };
 
@@ -704,7 +705,7 @@ static void async_derive(EVP_PKEY *const a[NJOBS], EVP_PKEY *const b[NJOBS], con
     assert_int_equal(counter(ctr), n + NJOBS);
     assert_true(counter("async-batched") >= batched + NJOBS);
     for (int i = 0; i < NJOBS; i++) {
-        uint8_t want[64];
+        uint8_t want[SECRET_MAX];
         assert_int_equal(derive(b[i], a[i], THEIRS, want), (int)d[i].len);
         assert_memory_equal(d[i].out, want, d[i].len);
         EVP_PKEY_CTX_free(d[i].c);
@@ -773,6 +774,431 @@ static void test_x25519_async(void **state)
     }
 }
 
+/* ------------------------------------------------------------- ECDH */
+
+static const char *const ec_groups[] = {"P-256", "P-384"};
+
+/* point_of: the encoded (uncompressed) public key of key into out. */
+static size_t point_of(EVP_PKEY *key, uint8_t out[133])
+{
+    uint8_t *enc = NULL;
+    const size_t len = EVP_PKEY_get1_encoded_public_key(key, &enc);
+    assert_true(len > 0 && len <= 133);
+    memcpy(out, enc, len);
+    OPENSSL_free(enc);
+    return len;
+}
+
+/* peer_of: a public key of group made by provider props from the encoded
+ * point (as libssl makes a peer's key share); NULL if refused. */
+static EVP_PKEY *peer_of(const char *group, const char *props, const uint8_t *point, size_t len)
+{
+    EVP_PKEY *k = pkey_gen("EC", group, props, 1);
+    if (EVP_PKEY_set1_encoded_public_key(k, point, len) != 1) {
+        ERR_clear_error();
+        EVP_PKEY_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+static void test_ecdh_cross(void **state)
+{
+    (void)state;
+    for (int g = 0; g < 2; g++) {
+        const int slen = g == 0 ? 32 : 48;
+        for (int i = 0; i < 3; i++) {
+            const uint64_t gens = counter("ops-ec-keygen");
+            EVP_PKEY *a = pkey_gen("EC", ec_groups[g], OURS, 0);
+            EVP_PKEY *b = pkey_gen("EC", ec_groups[g], THEIRS, 0);
+            assert_int_equal(counter("ops-ec-keygen"), gens + 1);
+            assert_true(is_ours(a));
+            assert_false(is_ours(b));
+            assert_int_equal(EVP_PKEY_get_bits(a), slen * 8);
+            assert_int_equal(EVP_PKEY_get_security_bits(a), g == 0 ? 128 : 192);
+            assert_int_equal(EVP_PKEY_get_size(a), EVP_PKEY_get_size(b));
+            char name[32];
+            assert_int_equal(EVP_PKEY_get_group_name(a, name, sizeof(name), NULL), 1);
+            assert_string_equal(name, g == 0 ? "prime256v1" : "secp384r1");
+            agree(a, b, "ops-ecdh", slen);
+            /* Our key in the default provider (exported) is the same key:
+             * same public point, and a peer key made by each provider from
+             * the other's encoded point derives the same secret. */
+            uint8_t pa[133], pb[133], s1[SECRET_MAX], s2[SECRET_MAX];
+            const size_t la = point_of(a, pa), lb = point_of(b, pb);
+            assert_int_equal(la, (size_t)(2 * slen + 1));
+            assert_int_equal(pa[0], 4);
+            EVP_PKEY *peer_b = peer_of(ec_groups[g], OURS, pb, lb);
+            EVP_PKEY *peer_a = peer_of(ec_groups[g], THEIRS, pa, la);
+            assert_non_null(peer_b);
+            assert_non_null(peer_a);
+            assert_true(is_ours(peer_b));
+            assert_int_equal(EVP_PKEY_eq(peer_b, b), 1);
+            assert_int_equal(derive(a, peer_b, OURS, s1), slen);
+            assert_int_equal(derive(b, peer_a, THEIRS, s2), slen);
+            assert_memory_equal(s1, s2, (size_t)slen);
+            /* A shorter buffer gets the secret's first bytes, as OpenSSL's. */
+            EVP_PKEY_CTX *c = derive_ctx(a, b, OURS);
+            size_t len = 20;
+            assert_int_equal(EVP_PKEY_derive(c, s2, &len), 1);
+            assert_int_equal(len, 20);
+            assert_memory_equal(s1, s2, 20);
+            EVP_PKEY_CTX_free(c);
+            /* A private key given as data: ours from the default's pair. */
+            BIGNUM *d = NULL;
+            assert_int_equal(EVP_PKEY_get_bn_param(b, OSSL_PKEY_PARAM_PRIV_KEY, &d), 1);
+            OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+            assert_true(
+                OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, ec_groups[g], 0));
+            assert_true(OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d));
+            OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
+            EVP_PKEY_CTX *fc = EVP_PKEY_CTX_new_from_name(lib, "EC", OURS);
+            EVP_PKEY *ob = NULL;
+            assert_int_equal(EVP_PKEY_fromdata_init(fc), 1);
+            assert_int_equal(EVP_PKEY_fromdata(fc, &ob, EVP_PKEY_KEYPAIR, params), 1);
+            assert_true(is_ours(ob));
+            assert_int_equal(EVP_PKEY_eq(ob, b), 1);
+            assert_int_equal(derive(ob, a, OURS, s2), slen);
+            assert_memory_equal(s1, s2, (size_t)slen);
+            EVP_PKEY_free(ob);
+            EVP_PKEY_CTX_free(fc);
+            OSSL_PARAM_free(params);
+            OSSL_PARAM_BLD_free(bld);
+            BN_clear_free(d);
+            EVP_PKEY_free(peer_a);
+            EVP_PKEY_free(peer_b);
+            EVP_PKEY_free(a);
+            EVP_PKEY_free(b);
+        }
+    }
+}
+
+/* Bad peer points are refused (off the curve, coordinates >= p, wrong
+ * length, the point at infinity, another curve's key); compressed points
+ * are left to the default provider. A public key off the curve given as
+ * data is refused by our import too. */
+static void test_ecdh_bad_peer(void **state)
+{
+    (void)state;
+    EVP_PKEY *a = pkey_gen("EC", "P-256", OURS, 0);
+    uint8_t p[133], bad[133], s[SECRET_MAX];
+    const size_t len = point_of(a, p);
+    memcpy(bad, p, len);
+    bad[len - 1] ^= 1; /* off the curve */
+    assert_null(peer_of("P-256", OURS, bad, len));
+    memset(bad + 1, 0xFF, 32); /* x >= p */
+    assert_null(peer_of("P-256", OURS, bad, len));
+    assert_null(peer_of("P-256", OURS, p, len - 1));
+    const uint8_t inf = 0;
+    assert_null(peer_of("P-256", OURS, &inf, 1));
+    /* The compressed form of a's point: a valid key, not ours. */
+    uint8_t comp[33];
+    memcpy(comp, p, 33);
+    comp[0] = (uint8_t)(2 | (p[64] & 1));
+    assert_null(peer_of("P-256", OURS, comp, 33));
+    EVP_PKEY *theirs = peer_of("P-256", THEIRS, comp, 33);
+    assert_non_null(theirs);
+    assert_int_equal(EVP_PKEY_eq(theirs, a), 1);
+    /* The default provider's key with a compressed point format is not
+     * ours to compute with: its ECDH (with our key too) runs in the
+     * default provider. */
+    const uint64_t other = counter("keys-ec-other"), ecdh = counter("ops-ecdh");
+    EVP_PKEY *b = pkey_gen("EC", "P-256", THEIRS, 0);
+    assert_int_equal(
+        EVP_PKEY_set_utf8_string_param(b, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, "compressed"),
+        1);
+    uint8_t s2[SECRET_MAX], s3[SECRET_MAX];
+    assert_int_equal(derive(b, a, "?" OURS, s), 32);
+    assert_int_equal(derive(a, b, OURS, s2), 32);
+    assert_int_equal(derive(a, b, THEIRS, s3), 32);
+    assert_memory_equal(s, s2, 32);
+    assert_memory_equal(s, s3, 32);
+    assert_true(counter("keys-ec-other") > other);
+    assert_int_equal(counter("ops-ecdh"), ecdh);
+    /* An off-curve point given as key data. */
+    bad[1] = p[1];
+    memcpy(bad, p, len);
+    bad[len - 1] ^= 1;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, "P-256", 0),
+        OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, bad, len),
+        OSSL_PARAM_END,
+    };
+    const uint64_t refused = counter("keys-ec-refused");
+    EVP_PKEY_CTX *fc = EVP_PKEY_CTX_new_from_name(lib, "EC", OURS);
+    EVP_PKEY *off = NULL;
+    assert_int_equal(EVP_PKEY_fromdata_init(fc), 1);
+    assert_int_not_equal(EVP_PKEY_fromdata(fc, &off, EVP_PKEY_PUBLIC_KEY, params), 1);
+    ERR_clear_error();
+    assert_int_equal(counter("keys-ec-refused"), refused + 1);
+    EVP_PKEY_CTX_free(fc);
+    /* A P-384 peer for a P-256 key. */
+    EVP_PKEY *c = pkey_gen("EC", "P-384", OURS, 0);
+    assert_int_equal(derive(a, c, OURS, s), -1);
+    EVP_PKEY_free(c);
+    EVP_PKEY_free(b);
+    EVP_PKEY_free(theirs);
+    EVP_PKEY_free(a);
+}
+
+/* Curves mbcrypto does not have (P-521, explicit parameters): keys
+ * generated or imported through our key management are the default
+ * provider's, and so is their ECDH, whatever the mix of keys. */
+static void test_ecdh_fallback(void **state)
+{
+    (void)state;
+    const uint64_t gens = counter("ops-ec-keygen");
+    EVP_PKEY *o = pkey_gen("EC", "secp521r1", OURS, 0);
+    assert_true(is_ours(o));
+    assert_int_equal(counter("ops-ec-keygen"), gens);
+    assert_int_equal(EVP_PKEY_get_bits(o), 521);
+    char name[32];
+    assert_int_equal(EVP_PKEY_get_group_name(o, name, sizeof(name), NULL), 1);
+    assert_string_equal(name, "secp521r1");
+    EVP_PKEY *a = pkey_gen("EC", "P-521", THEIRS, 0), *b = pkey_gen("EC", "P-521", THEIRS, 0);
+    uint8_t s[2][SECRET_MAX];
+    const uint64_t other = counter("keys-ec-other"), ecdh = counter("ops-ecdh");
+    assert_int_equal(derive(a, b, "?" OURS, s[0]), 66);
+    assert_int_equal(derive(b, a, THEIRS, s[1]), 66);
+    assert_memory_equal(s[0], s[1], 66);
+    assert_true(counter("keys-ec-other") > other);
+    /* Our P-521 key with theirs, both ways, and as libssl's peer key made
+     * from parameters generated through us. */
+    assert_int_equal(derive(o, a, OURS, s[0]), 66);
+    assert_int_equal(derive(a, o, THEIRS, s[1]), 66);
+    assert_memory_equal(s[0], s[1], 66);
+    uint8_t pa[133];
+    const size_t la = point_of(a, pa);
+    EVP_PKEY *peer = peer_of("P-521", OURS, pa, la);
+    assert_non_null(peer);
+    assert_true(is_ours(peer));
+    assert_int_equal(EVP_PKEY_eq(peer, a), 1);
+    assert_int_equal(derive(o, peer, OURS, s[1]), 66);
+    assert_memory_equal(s[0], s[1], 66);
+    /* A key generated from our P-521 key as template (libssl's server
+     * share for a client's group). */
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, peer, OURS);
+    EVP_PKEY *t = NULL;
+    assert_int_equal(EVP_PKEY_keygen_init(c), 1);
+    assert_int_equal(EVP_PKEY_keygen(c, &t), 1);
+    assert_int_equal(EVP_PKEY_get_bits(t), 521);
+    assert_int_equal(derive(t, a, OURS, s[0]), 66);
+    assert_int_equal(derive(a, t, THEIRS, s[1]), 66);
+    assert_memory_equal(s[0], s[1], 66);
+    EVP_PKEY_CTX_free(c);
+    /* A P-521 key cannot derive with a P-256 one. */
+    EVP_PKEY *p256 = pkey_gen("EC", "P-256", OURS, 0);
+    assert_int_equal(derive(o, p256, OURS, s[0]), -1);
+    assert_int_equal(derive(p256, o, OURS, s[0]), -1);
+    assert_int_equal(counter("ops-ecdh"), ecdh);
+    EVP_PKEY_free(p256);
+    EVP_PKEY_free(t);
+    EVP_PKEY_free(peer);
+    EVP_PKEY_free(o);
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(b);
+    /* P-256 with explicit parameters. */
+    a = pkey_gen("EC", "P-256", THEIRS, 0);
+    b = pkey_gen("EC", "P-256", THEIRS, 0);
+    assert_int_equal(EVP_PKEY_set_utf8_string_param(a, OSSL_PKEY_PARAM_EC_ENCODING,
+                                                    OSSL_PKEY_EC_ENCODING_EXPLICIT),
+                     1);
+    assert_int_equal(derive(a, b, "?" OURS, s[0]), 32);
+    assert_int_equal(derive(b, a, THEIRS, s[1]), 32);
+    assert_memory_equal(s[0], s[1], 32);
+    assert_int_equal(counter("ops-ecdh"), ecdh);
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(b);
+}
+
+static void test_ecdh_async(void **state)
+{
+    (void)state;
+    for (int g = 0; g < 2; g++) {
+        EVP_PKEY *a[NJOBS], *b[NJOBS];
+        async_gen("EC", ec_groups[g], a, "ops-ec-keygen");
+        for (int i = 0; i < NJOBS; i++) {
+            b[i] = pkey_gen("EC", ec_groups[g], THEIRS, 0);
+            /* Each generated key pair is consistent (the default provider
+             * checks it). */
+            EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, a[i], THEIRS);
+            assert_int_equal(EVP_PKEY_pairwise_check(c), 1);
+            EVP_PKEY_CTX_free(c);
+        }
+        async_derive(a, b, "ops-ecdh");
+        for (int i = 0; i < NJOBS; i++) {
+            EVP_PKEY_free(a[i]);
+            EVP_PKEY_free(b[i]);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ ECDSA */
+
+/* ec_sign: an ECDSA signature (DER) of tbs with md set (NULL: none) by the
+ * provider of props into sig; its length, 0 on failure. */
+static size_t ec_sign(EVP_PKEY *key, const char *props, const char *md, uint8_t *sig,
+                      const uint8_t *tbs, size_t tbs_len)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key, props);
+    size_t len = 0;
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_sign_init(c), 1);
+    if (md != NULL) {
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_get_digestbyname(md)), 1);
+    }
+    assert_int_equal(EVP_PKEY_sign(c, NULL, &len, tbs, tbs_len), 1);
+    assert_true(len >= 72 && len <= 139);
+    if (EVP_PKEY_sign(c, sig, &len, tbs, tbs_len) != 1) {
+        len = 0;
+    }
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return len;
+}
+
+static int ec_verify(EVP_PKEY *key, const char *props, const char *md, const uint8_t *sig,
+                     size_t sig_len, const uint8_t *tbs, size_t tbs_len)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key, props);
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_verify_init(c), 1);
+    if (md != NULL) {
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_get_digestbyname(md)), 1);
+    }
+    const int r = EVP_PKEY_verify(c, sig, sig_len, tbs, tbs_len);
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return r;
+}
+
+static void test_ecdsa_cross(void **state)
+{
+    (void)state;
+    static const char *const mds[] = {"SHA256", "SHA384", "SHA512", NULL};
+    for (int g = 0; g < 2; g++) {
+        EVP_PKEY *keys[2] = {pkey_gen("EC", ec_groups[g], THEIRS, 0),
+                             pkey_gen("EC", ec_groups[g], OURS, 0)};
+        for (int k = 0; k < 2; k++) {
+            for (size_t m = 0; m < 4; m++) {
+                uint8_t tbs[64], sig[160];
+                const size_t tbs_len =
+                    mds[m] != NULL ? (size_t)EVP_MD_get_size(EVP_get_digestbyname(mds[m])) : 20;
+                mbt_rand_bytes(tbs, tbs_len);
+                for (int ours_signs = 0; ours_signs < 2; ours_signs++) {
+                    const uint64_t signs = counter("ops-ecdsa-sign"),
+                                   verifies = counter("ops-ecdsa-verify");
+                    const size_t len =
+                        ec_sign(keys[k], ours_signs ? OURS : THEIRS, mds[m], sig, tbs, tbs_len);
+                    assert_true(len > 0);
+                    const char *other = ours_signs ? THEIRS : OURS;
+                    assert_int_equal(ec_verify(keys[k], other, mds[m], sig, len, tbs, tbs_len), 1);
+                    assert_int_equal(counter("ops-ecdsa-sign"), signs + (ours_signs ? 1 : 0));
+                    assert_int_equal(counter("ops-ecdsa-verify"), verifies + (ours_signs ? 0 : 1));
+                    /* A flipped bit, a trailing byte, a wrong digest fail on
+                     * both sides. */
+                    sig[len - 3] ^= 0x10;
+                    assert_int_not_equal(ec_verify(keys[k], OURS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    assert_int_not_equal(ec_verify(keys[k], THEIRS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    sig[len - 3] ^= 0x10;
+                    sig[len] = 0;
+                    assert_int_not_equal(
+                        ec_verify(keys[k], OURS, mds[m], sig, len + 1, tbs, tbs_len), 1);
+                    assert_int_not_equal(
+                        ec_verify(keys[k], THEIRS, mds[m], sig, len + 1, tbs, tbs_len), 1);
+                    tbs[0] ^= 1;
+                    assert_int_not_equal(ec_verify(keys[k], OURS, mds[m], sig, len, tbs, tbs_len),
+                                         1);
+                    tbs[0] ^= 1;
+                }
+            }
+        }
+        /* With a digest set, the input must be a digest of its length. */
+        uint8_t tbs[64] = {0}, sig[160];
+        EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, keys[1], OURS);
+        size_t len = sizeof(sig);
+        assert_int_equal(EVP_PKEY_sign_init(c), 1);
+        assert_int_equal(EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()), 1);
+        assert_int_not_equal(EVP_PKEY_sign(c, sig, &len, tbs, 31), 1);
+        len = 10; /* too small a buffer */
+        assert_int_not_equal(EVP_PKEY_sign(c, sig, &len, tbs, 32), 1);
+        ERR_clear_error();
+        EVP_PKEY_CTX_free(c);
+        EVP_PKEY_free(keys[0]);
+        EVP_PKEY_free(keys[1]);
+    }
+}
+
+/* EVP_DigestSign/Verify (libssl's CertificateVerify, X509_sign) across the
+ * providers; a P-521 key signs through the default provider. */
+static void test_ecdsa_digest_sign(void **state)
+{
+    (void)state;
+    const uint8_t msg[] = "the message of a TLS CertificateVerify";
+    const char *groups[] = {"P-256", "P-384", "P-521"};
+    for (int g = 0; g < 3; g++) {
+        EVP_PKEY *key = pkey_gen("EC", groups[g], THEIRS, 0);
+        for (int ours_signs = 0; ours_signs < 2; ours_signs++) {
+            const uint64_t signs = counter("ops-ecdsa-sign");
+            EVP_MD_CTX *m = EVP_MD_CTX_new();
+            uint8_t sig[160];
+            size_t len = sizeof(sig);
+            assert_int_equal(EVP_DigestSignInit_ex(m, NULL, "SHA384", lib,
+                                                   ours_signs ? "?" OURS : THEIRS, key, NULL),
+                             1);
+            assert_int_equal(EVP_DigestSign(m, sig, &len, msg, sizeof(msg)), 1);
+            EVP_MD_CTX_free(m);
+            assert_int_equal(counter("ops-ecdsa-sign"), signs + (ours_signs && g < 2 ? 1 : 0));
+            m = EVP_MD_CTX_new();
+            assert_int_equal(EVP_DigestVerifyInit_ex(m, NULL, "SHA384", lib,
+                                                     ours_signs ? THEIRS : "?" OURS, key, NULL),
+                             1);
+            assert_int_equal(EVP_DigestVerify(m, sig, len, msg, sizeof(msg)), 1);
+            EVP_MD_CTX_free(m);
+        }
+        EVP_PKEY_free(key);
+    }
+}
+
+/* One signature in a job. */
+struct sign_job {
+    EVP_PKEY_CTX *c;
+    uint8_t tbs[32], sig[80];
+    size_t len;
+};
+
+static int sign_in_job(void *arg)
+{
+    struct sign_job *j = *(struct sign_job **)arg;
+    j->len = sizeof(j->sig);
+    return EVP_PKEY_sign(j->c, j->sig, &j->len, j->tbs, sizeof(j->tbs));
+}
+
+static void test_ecdsa_async(void **state)
+{
+    (void)state;
+    EVP_PKEY *key = pkey_gen("EC", "P-256", THEIRS, 0);
+    struct sign_job j[NJOBS];
+    void *arg[NJOBS];
+    for (int i = 0; i < NJOBS; i++) {
+        assert_non_null(j[i].c = EVP_PKEY_CTX_new_from_pkey(lib, key, OURS));
+        assert_int_equal(EVP_PKEY_sign_init(j[i].c), 1);
+        mbt_rand_bytes(j[i].tbs, sizeof(j[i].tbs));
+        arg[i] = &j[i];
+    }
+    const uint64_t n = counter("ops-ecdsa-sign"), batched = counter("async-batched");
+    assert_int_equal(run_jobs(sign_in_job, arg), NJOBS - 1);
+    assert_int_equal(counter("ops-ecdsa-sign"), n + NJOBS);
+    assert_true(counter("async-batched") >= batched + NJOBS);
+    for (int i = 0; i < NJOBS; i++) {
+        assert_int_equal(ec_verify(key, THEIRS, NULL, j[i].sig, j[i].len, j[i].tbs, 32), 1);
+        EVP_PKEY_CTX_free(j[i].c);
+    }
+    EVP_PKEY_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -781,6 +1207,13 @@ int main(void)
         cmocka_unit_test(test_rsa_fallback),    cmocka_unit_test(test_gcm_cross),
         cmocka_unit_test(test_gcm_tls12),       cmocka_unit_test(test_x25519_cross),
         cmocka_unit_test(test_x25519_bad_peer), cmocka_unit_test(test_x25519_async),
+        cmocka_unit_test(test_ecdh_cross),      cmocka_unit_test(test_ecdh_bad_peer),
+        cmocka_unit_test(test_ecdh_fallback),   cmocka_unit_test(test_ecdh_async),
+        cmocka_unit_test(test_ecdsa_cross),     cmocka_unit_test(test_ecdsa_digest_sign),
+        cmocka_unit_test(test_ecdsa_async),
     };
+    if (getenv("MBT_FILTER") != NULL) {
+        cmocka_set_test_filter(getenv("MBT_FILTER"));
+    }
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -170,6 +170,16 @@ static void flush(struct mbo_thread *t, mbc_mgr *mgr, int in_job)
     mbo_count(MBO_CTR_ASYNC_FLUSHES, 1);
 }
 
+int mbo_call(void (*fn)(void *), void *arg)
+{
+    if (ASYNC_get_current_job() == NULL) {
+        fn(arg);
+        return 1;
+    }
+    struct mbo_thread *t = mbo_thread_get();
+    return t != NULL && mbo_thread_call(t, fn, arg, 1);
+}
+
 mbc_err mbo_run(mbc_job *job)
 {
     struct mbo_thread *t = mbo_thread_get();

@@ -29,6 +29,7 @@ static const char *const names[MBO_NUM_COUNTERS] = {
     [MBO_CTR_ECDSA_VERIFY] = "ops-ecdsa-verify",
     [MBO_CTR_EC_KEYS] = "keys-ec",
     [MBO_CTR_EC_REFUSED] = "keys-ec-refused",
+    [MBO_CTR_EC_OTHER] = "keys-ec-other",
 };
 
 #define NAME_LEN 56

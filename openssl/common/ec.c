@@ -11,6 +11,67 @@ static mbc_err run(enum mbo_counter c, mbc_job *job)
     return mbo_run(job);
 }
 
+/* A key object call, run by mbo_call. */
+struct key_call {
+    mbc_ec_priv_key *priv;
+    mbc_ec_pub_key *pub;
+    mbc_curve curve;
+    const uint8_t *in;
+    size_t len;
+    uint8_t *out;
+    mbc_err err;
+};
+
+static mbc_err call(void (*fn)(void *), struct key_call *c)
+{
+    c->err = MBC_ERR_NO_MEMORY;
+    if (!mbo_call(fn, c)) {
+        return MBC_ERR_NO_MEMORY;
+    }
+    return c->err;
+}
+
+static void priv_new(void *arg)
+{
+    struct key_call *c = arg;
+    c->err = mbc_ec_priv_key_new(&c->priv, c->curve, c->in, c->len);
+}
+
+static void pub_new(void *arg)
+{
+    struct key_call *c = arg;
+    c->err = mbc_ec_pub_key_new(&c->pub, c->curve, c->in, c->len);
+}
+
+static void x25519_pub(void *arg)
+{
+    struct key_call *c = arg;
+    c->err = mbc_x25519_public_key(c->out, c->in);
+}
+
+mbc_err mbo_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d, size_t d_len)
+{
+    struct key_call c = {.curve = curve, .in = d, .len = d_len};
+    const mbc_err err = call(priv_new, &c);
+    *key = c.priv;
+    return err;
+}
+
+mbc_err mbo_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const uint8_t *point,
+                           size_t point_len)
+{
+    struct key_call c = {.curve = curve, .in = point, .len = point_len};
+    const mbc_err err = call(pub_new, &c);
+    *key = c.pub;
+    return err;
+}
+
+mbc_err mbo_x25519_public_key(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[MBC_X25519_LEN])
+{
+    struct key_call c = {.in = scalar, .out = out};
+    return call(x25519_pub, &c);
+}
+
 mbc_err mbo_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN])
 {
     mbc_job job = {.op = MBC_OP_X25519_KEYGEN,

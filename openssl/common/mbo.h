@@ -115,7 +115,9 @@ enum mbo_counter {
     MBO_CTR_ECDSA_SIGN,    /* ECDSA signatures made */
     MBO_CTR_ECDSA_VERIFY,  /* ECDSA signatures checked */
     MBO_CTR_EC_KEYS,       /* EC keys converted into mbcrypto key objects */
-    MBO_CTR_EC_REFUSED,    /* EC keys refused (other curves, explicit or bad) */
+    MBO_CTR_EC_REFUSED,    /* EC keys refused (bad points, pairs that disagree) */
+    MBO_CTR_EC_OTHER,      /* EC keys of other curves or formats, held for
+                            * another provider (the provider's ec_kmgmt.c) */
     MBO_NUM_COUNTERS
 };
 
@@ -180,6 +182,15 @@ size_t mbo_threads_live(void);
  * wait context or its fd.
  */
 mbc_err mbo_run(mbc_job *job);
+
+/*
+ * mbo_call: fn(arg) on a stack big enough for mbcrypto's code: inside an
+ * OpenSSL ASYNC job (whose stack is 32 KiB) on the calling thread's own
+ * stack, as mbo_run's manager calls; outside one on the caller's. For the
+ * library calls made outside mbo_run (key objects built inside a job).
+ * Returns 0 when no stack could be had (fn not called), else 1.
+ */
+int mbo_call(void (*fn)(void *), void *arg);
 
 /*
  * mbo_set_max_wait_us: the longest, in microseconds, that a request of a
@@ -318,6 +329,13 @@ void mbo_gcm_cleanup(struct mbo_gcm *g);
  * MBC_ERR_SIG_INVALID when not.
  */
 mbc_err mbo_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN]);
+/* The key objects and the X25519 public key, as mbcrypto's calls of the
+ * same names, through mbo_call (these compute points: safe inside a job);
+ * MBC_ERR_NO_MEMORY when no stack could be had. */
+mbc_err mbo_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d, size_t d_len);
+mbc_err mbo_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const uint8_t *point,
+                           size_t point_len);
+mbc_err mbo_x25519_public_key(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[MBC_X25519_LEN]);
 mbc_err mbo_x25519_derive(uint8_t out[MBC_X25519_LEN], const uint8_t priv[MBC_X25519_LEN],
                           const uint8_t peer[MBC_X25519_LEN]);
 mbc_err mbo_ec_keygen(mbc_curve curve, uint8_t *d, uint8_t *point);

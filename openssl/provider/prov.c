@@ -15,7 +15,10 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
 #include <openssl/params.h>
+#include <openssl/x509.h>
 
 #include "prov.h"
 
@@ -46,6 +49,86 @@ void mbp_params_clear_free(OSSL_PARAM *params)
         OPENSSL_cleanse(p->data, p->data_size);
     }
     OSSL_PARAM_free(params);
+}
+
+/* mbp_fetch_md: *md = the digest name from the child library context: with
+ * the given properties, else the operation's (when some provider of the
+ * digest matches them: "provider=mbcrypto" matches none), else none. */
+int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const char *props,
+                 const char *op_props)
+{
+    EVP_MD *m = EVP_MD_fetch(pc->libctx, name, props != NULL ? props : op_props);
+    if (m == NULL && props == NULL && op_props != NULL) {
+        ERR_set_mark();
+        m = EVP_MD_fetch(pc->libctx, name, NULL);
+        ERR_pop_to_mark();
+    }
+    if (m == NULL) {
+        mbp_err(pc, MBP_R_BAD_DIGEST, "%s", name);
+        return 0;
+    }
+    EVP_MD_free(*md);
+    *md = m;
+    return 1;
+}
+
+static int set_int(OSSL_PARAM params[], const char *key, int v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_int(p, v);
+}
+
+int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v)
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+    return p == NULL || OSSL_PARAM_set_utf8_string(p, v);
+}
+
+int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size)
+{
+    return set_int(params, OSSL_PKEY_PARAM_BITS, bits) &&
+           set_int(params, OSSL_PKEY_PARAM_SECURITY_BITS, secbits) &&
+           set_int(params, OSSL_PKEY_PARAM_MAX_SIZE, max_size);
+}
+
+int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
+                          unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (mdctx == NULL) {
+        return 0;
+    }
+    if (sig == NULL) {
+        return sign(ctx, NULL, siglen, 0, NULL, 0);
+    }
+    return EVP_DigestFinal_ex(mdctx, d, &dlen) && sign(ctx, sig, siglen, sigsize, d, dlen);
+}
+
+int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
+                            const unsigned char *sig, size_t siglen)
+{
+    uint8_t d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    return mdctx != NULL && EVP_DigestFinal_ex(mdctx, d, &dlen) &&
+           verify(ctx, sig, siglen, d, dlen);
+}
+
+int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type)
+{
+    int sig_nid;
+    X509_ALGOR *alg = NULL;
+    unsigned char *der = NULL;
+    int len = -1;
+    if (md != NULL && OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(md), key_nid) &&
+        (alg = X509_ALGOR_new()) != NULL &&
+        X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), param_type, NULL)) {
+        len = i2d_X509_ALGOR(alg, &der);
+    }
+    const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+    OPENSSL_free(der);
+    X509_ALGOR_free(alg);
+    return ok;
 }
 
 static const OSSL_ITEM reason_strings[] = {
@@ -144,8 +227,12 @@ static int get_params(void *provctx, OSSL_PARAM params[])
 /* The provider implements every family of the serve policy. */
 const unsigned mbo_offered = MBO_FAM_ALL;
 
+/* Our EC keys serve both ECDH and ECDSA. */
+#define EC_KEY_FAMS (MBO_FAM_ECDH | MBO_FAM_ECDSA)
+
 #define RSA_NAMES "RSA:rsaEncryption:1.2.840.113549.1.1.1"
 #define X25519_NAMES "X25519:1.3.101.110"
+#define EC_NAMES "EC:id-ecPublicKey:1.2.840.10045.2.1"
 
 /* Every algorithm, with its operation and the families that offer it (any
  * one of them served). */
@@ -175,6 +262,15 @@ static const struct {
     {OSSL_OP_KEYEXCH,
      MBO_FAM_X25519,
      {X25519_NAMES, MBP_PROPS, mbp_x25519_keyexch, "mbcrypto X25519 key exchange"}},
+    {OSSL_OP_KEYMGMT,
+     EC_KEY_FAMS,
+     {EC_NAMES, MBP_PROPS, mbp_ec_keymgmt, "mbcrypto P-256/P-384 keys"}},
+    {OSSL_OP_KEYEXCH,
+     MBO_FAM_ECDH,
+     {"ECDH", MBP_PROPS, mbp_ecdh_keyexch, "mbcrypto ECDH on P-256/P-384"}},
+    {OSSL_OP_SIGNATURE,
+     MBO_FAM_ECDSA,
+     {"ECDSA", MBP_PROPS, mbp_ecdsa_signature, "mbcrypto ECDSA on P-256/P-384"}},
 };
 #define NUM_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
 
@@ -227,7 +323,10 @@ static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, in
  * mbcrypto preferred that is ours, so we announce the groups we serve.
  * Fields: the TLS name, OpenSSL's name of the group, the key management's
  * name, the IANA group id, security bits; every TLS and DTLS version from
- * 1.0 on.
+ * 1.0 on. Our "EC" key management generates P-521 keys through the
+ * default provider, so P-521 stays available; the other EC groups of the
+ * default provider (brainpool, the legacy TLS 1.2 curves) are not offered
+ * by libssl 3.0 while our EC key management is served.
  */
 static const struct {
     unsigned fam;
@@ -235,6 +334,13 @@ static const struct {
     unsigned id, secbits;
 } tls_groups[] = {
     {MBO_FAM_X25519, "x25519", "X25519", "X25519", 29, 128},
+    {EC_KEY_FAMS, "secp256r1", "prime256v1", "EC", 23, 128},
+    {EC_KEY_FAMS, "P-256", "prime256v1", "EC", 23, 128},
+    {EC_KEY_FAMS, "secp384r1", "secp384r1", "EC", 24, 192},
+    {EC_KEY_FAMS, "P-384", "secp384r1", "EC", 24, 192},
+    /* Generated by the default provider through our key management. */
+    {EC_KEY_FAMS, "secp521r1", "secp521r1", "EC", 25, 256},
+    {EC_KEY_FAMS, "P-521", "secp521r1", "EC", 25, 256},
 };
 
 #define TLS1_0 0x0301

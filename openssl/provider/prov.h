@@ -51,11 +51,43 @@ void mbp_err(const struct mbp_ctx *pc, enum mbp_reason reason, const char *fmt, 
  * then frees them (OSSL_PARAM_free). NULL is allowed. */
 void mbp_params_clear_free(OSSL_PARAM *params);
 
+/* mbp_fetch_md: *md (freed first) = the digest name from the child library
+ * context: with props, else the operation's op_props (when some provider of
+ * the digest matches them: "provider=mbcrypto" matches none), else none.
+ * 0 (an error raised) when there is no such digest. */
+int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const char *props,
+                 const char *op_props);
+
+/*
+ * What both signature implementations (rsa_sig.c, ec_sig.c) share.
+ * mbp_digest_sign_final, mbp_digest_verify_final: the end of a
+ * digest-and-sign: the digest of mdctx (NULL: not a digest operation, 0),
+ * signed or checked by the implementation's sign or verify on ctx (a size
+ * query, sig NULL, goes to sign as is).
+ * mbp_algorithm_id: p gets the DER AlgorithmIdentifier of md with key type
+ * key_nid (sha256WithRSAEncryption, ecdsa-with-SHA256...), parameter
+ * param_type (V_ASN1_NULL, V_ASN1_UNDEF for none); 0 when there is none.
+ */
+int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
+                          unsigned char *sig, size_t *siglen, size_t sigsize);
+int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
+                            const unsigned char *sig, size_t siglen);
+int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type);
+
+/* mbp_set_str: the param key of params, when asked for, gets v; 0 only if
+ * setting it failed. mbp_key_sizes: so for a key's bits, security-bits and
+ * max-size. */
+int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v);
+int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size);
+
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
 extern const OSSL_DISPATCH mbp_rsa_signature[];
 extern const OSSL_DISPATCH mbp_x25519_keymgmt[];
 extern const OSSL_DISPATCH mbp_x25519_keyexch[];
+extern const OSSL_DISPATCH mbp_ec_keymgmt[];
+extern const OSSL_DISPATCH mbp_ecdh_keyexch[];
+extern const OSSL_DISPATCH mbp_ecdsa_signature[];
 extern const OSSL_DISPATCH mbp_aes128gcm[];
 extern const OSSL_DISPATCH mbp_aes192gcm[];
 extern const OSSL_DISPATCH mbp_aes256gcm[];
@@ -69,5 +101,34 @@ struct mbp_rsa_key {
     mbc_rsa_priv_key *priv; /* NULL for a public key */
     unsigned bits;
 };
+
+/* mbp_ec_key: our P-256/P-384 key data (ec_kmgmt.c): the curve alone
+ * (domain parameters), a public key, or a key pair; the mbcrypto key
+ * objects are built when the key is set. */
+#define MBP_EC_SCALAR_MAX 48 /* P-384 */
+#define MBP_EC_POINT_MAX 97  /* 04 || X || Y on P-384 */
+struct mbp_ec_key {
+    struct mbp_ctx *pc;
+    mbc_curve curve;                 /* 0: none yet */
+    mbc_ec_pub_key *pub;             /* NULL: no public key */
+    mbc_ec_priv_key *priv;           /* NULL: no private key */
+    uint8_t point[MBP_EC_POINT_MAX]; /* the public key, mbc_ec_point_len bytes */
+    uint8_t d[MBP_EC_SCALAR_MAX];    /* the private scalar (for export) */
+    EVP_PKEY *other;                 /* a key of another curve, generated through us (see
+                                      * ec_kmgmt.c): held by another provider, every call
+                                      * on it goes there; curve is 0 then */
+};
+
+/* MBP_NOT_OURS: the property query for what we leave to other providers. */
+#define MBP_NOT_OURS "provider!=mbcrypto"
+
+/* mbp_ec_sig_max: the longest DER ECDSA signature of curve (two INTEGERs
+ * of scalar_len + 1 bytes). */
+size_t mbp_ec_sig_max(mbc_curve curve);
+
+/* mbp_ec_other: k as another provider's key (a reference on k->other, or a
+ * new key from k's parameters, private key included), for operations with
+ * a key of that kind; NULL on failure. Free with EVP_PKEY_free. */
+EVP_PKEY *mbp_ec_other(const struct mbp_ec_key *k);
 
 #endif /* MBC_OPENSSL_PROVIDER_PROV_H */

@@ -232,20 +232,9 @@ static int rsa_get_params(void *keydata, OSSL_PARAM params[])
         return 0;
     }
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, (int)k->bits)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, BN_security_bits((int)k->bits, -1))) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != NULL &&
-        !OSSL_PARAM_set_int(p, (int)k->bits / 8)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST)) != NULL &&
-        !OSSL_PARAM_set_utf8_string(p, "SHA256")) {
+    if (!mbp_key_sizes(params, (int)k->bits, BN_security_bits((int)k->bits, -1),
+                       (int)k->bits / 8) ||
+        !mbp_set_str(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST, "SHA256")) {
         return 0;
     }
     BIGNUM **slot[NUM_COMPONENTS];

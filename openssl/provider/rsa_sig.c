@@ -118,24 +118,9 @@ static int digest_info(struct sig *s)
     return ok;
 }
 
-/* fetch_md: *md = the digest name from the child library context: with
- * the given properties, else the operation's (when some provider of the
- * digest matches them: "provider=mbcrypto" matches none), else none. */
 static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
 {
-    EVP_MD *m = EVP_MD_fetch(s->pc->libctx, name, props != NULL ? props : s->propq);
-    if (m == NULL && props == NULL && s->propq != NULL) {
-        ERR_set_mark();
-        m = EVP_MD_fetch(s->pc->libctx, name, NULL);
-        ERR_pop_to_mark();
-    }
-    if (m == NULL) {
-        mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s", name);
-        return 0;
-    }
-    EVP_MD_free(*md);
-    *md = m;
-    return 1;
+    return mbp_fetch_md(s->pc, md, name, props, s->propq);
 }
 
 static int set_md(struct sig *s, const char *name, const char *props)
@@ -334,24 +319,13 @@ static int sig_digest_update(void *ctx, const unsigned char *data, size_t len)
 static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
 {
     struct sig *s = ctx;
-    uint8_t d[EVP_MAX_MD_SIZE];
-    unsigned int dlen = 0;
-    if (s->mdctx == NULL) {
-        return 0;
-    }
-    if (sig == NULL) {
-        return sig_sign(s, NULL, siglen, 0, NULL, 0);
-    }
-    return EVP_DigestFinal_ex(s->mdctx, d, &dlen) && sig_sign(s, sig, siglen, sigsize, d, dlen);
+    return mbp_digest_sign_final(s, s->mdctx, sig_sign, sig, siglen, sigsize);
 }
 
 static int sig_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
 {
     struct sig *s = ctx;
-    uint8_t d[EVP_MAX_MD_SIZE];
-    unsigned int dlen = 0;
-    return s->mdctx != NULL && EVP_DigestFinal_ex(s->mdctx, d, &dlen) &&
-           sig_verify(s, sig, siglen, d, dlen);
+    return mbp_digest_verify_final(s, s->mdctx, sig_verify, sig, siglen);
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -488,24 +462,11 @@ static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL) {
-        /* PKCS#1 v1.5 with a digest: sha256WithRSAEncryption and the like. */
-        int sig_nid;
-        X509_ALGOR *alg = NULL;
-        unsigned char *der = NULL;
-        int len = -1;
-        if (s->pad == RSA_PKCS1_PADDING && s->md != NULL &&
-            OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(s->md), NID_rsaEncryption) &&
-            (alg = X509_ALGOR_new()) != NULL &&
-            X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), V_ASN1_NULL, NULL)) {
-            len = i2d_X509_ALGOR(alg, &der);
-        }
-        const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
-        OPENSSL_free(der);
-        X509_ALGOR_free(alg);
-        if (!ok) {
-            return 0;
-        }
+    /* PKCS#1 v1.5 with a digest: sha256WithRSAEncryption and the like. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
+        (s->pad != RSA_PKCS1_PADDING ||
+         !mbp_algorithm_id(p, s->md, NID_rsaEncryption, V_ASN1_NULL))) {
+        return 0;
     }
     return 1;
 }

@@ -87,7 +87,7 @@ static int x_import(void *keydata, int selection, const OSSL_PARAM params[])
         (selection & MBP_SEL_PRIV) != 0 ? get_raw(params, OSSL_PKEY_PARAM_PRIV_KEY, n.priv) : 0;
     int ok = pub >= 0 && priv >= 0 && (pub > 0 || priv > 0);
     if (ok && pub == 0) {
-        ok = mbc_x25519_public_key(n.pub, n.priv) == MBC_OK;
+        ok = mbo_x25519_public_key(n.pub, n.priv) == MBC_OK;
     }
     if (ok) {
         n.has_pub = 1;
@@ -143,16 +143,7 @@ static int x_get_params(void *keydata, OSSL_PARAM params[])
 {
     const struct xkey *k = keydata;
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, 253)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_SECURITY_BITS)) != NULL &&
-        !OSSL_PARAM_set_int(p, 128)) {
-        return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != NULL &&
-        !OSSL_PARAM_set_int(p, LEN)) {
+    if (!mbp_key_sizes(params, 253, 128, LEN)) {
         return 0;
     }
     const char *pubs[] = {OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_PUB_KEY};
@@ -228,7 +219,7 @@ static int x_validate(const void *keydata, int selection, int checktype)
         return 1;
     }
     uint8_t pub[LEN];
-    return mbc_x25519_public_key(pub, k->priv) == MBC_OK && memcmp(pub, k->pub, LEN) == 0;
+    return mbo_x25519_public_key(pub, k->priv) == MBC_OK && memcmp(pub, k->pub, LEN) == 0;
 }
 
 static void *x_dup(const void *keydata, int selection)

@@ -207,9 +207,9 @@ PY
     if [ -n "$bad" ]; then not_ok "$name: counters$bad"; else ok "$name"; fi
 }
 
-# certs: RSA 2048/3072/4096 (and 1024, 8192 for the fallback) keys and
-# self-signed certificates in MBC_TEST_CERTS, made once, with the default
-# provider alone.
+# certs: RSA 2048/3072/4096 (and 1024, 8192 for the fallback) and ECDSA
+# P-256 keys and self-signed certificates in MBC_TEST_CERTS, made once, with
+# the default provider alone.
 certs() {
     mkdir -p "$MBC_TEST_CERTS"
     (
@@ -229,6 +229,12 @@ make_certs() {
                 mv "$MBC_TEST_CERTS/rsa$b.pem.tmp" "$MBC_TEST_CERTS/rsa$b.pem"
         fi
     done
+    if [ ! -s "$MBC_TEST_CERTS/ec256.crt" ]; then
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+            -keyout "$MBC_TEST_CERTS/ec256.key" -out "$MBC_TEST_CERTS/ec256.crt.tmp" \
+            -subj /CN=localhost -days 30 2>/dev/null &&
+            mv "$MBC_TEST_CERTS/ec256.crt.tmp" "$MBC_TEST_CERTS/ec256.crt"
+    fi
     if [ ! -s "$MBC_TEST_CERTS/rsapss.pem" ]; then
         openssl req -x509 -newkey rsa-pss -pkeyopt rsa_keygen_bits:2048 -nodes \
             -keyout "$MBC_TEST_CERTS/rsapss.key" -out "$MBC_TEST_CERTS/rsapss.crt" \

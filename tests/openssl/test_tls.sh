@@ -6,8 +6,9 @@
 # the provider leaves to the default provider (RSA-1024, RSA-8192, an
 # RSASSA-PSS key). Each case moves 200 KB from server to client (s_server
 # -WWW) and compares it byte for byte, and reads the provider's counters to
-# prove which side's operations mbcrypto ran; TLS 1.3 key exchange with
-# X25519 and P-256 shares served by mbcrypto. TAP on stdout.
+# prove which side's operations mbcrypto ran; key exchange on X25519,
+# P-256 and P-384 and an ECDSA P-256 certificate served by mbcrypto, P-521
+# left to the default provider. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 certs
@@ -37,6 +38,25 @@ tls_case tls13-x25519-both both rsa2048 "-groups X25519" "$T13_128 -groups X2551
     "${X25519_OPS[@]}" "${SRV_OPS[@]}"
 tls_case tls13-x25519-async-both both rsa2048 "-async -groups X25519" \
     "$T13_128 -async -groups X25519" "${X25519_OPS[@]}" s:async-pauses'>='1
+# P-256 and P-384 key shares: ECDH (and the share's key generation).
+EC_OPS=(s:ops-ec-keygen'>='1 s:ops-ecdh'>='1 c:ops-ec-keygen'>='1 c:ops-ecdh'>='1)
+tls_case tls13-p256-both both rsa2048 "-groups P-256" "$T13_128 -groups P-256" \
+    "${EC_OPS[@]}" "${SRV_OPS[@]}"
+tls_case tls13-p384-async-both both rsa2048 "-async -groups P-384" \
+    "$T13_256 -async -groups P-384" "${EC_OPS[@]}" s:async-pauses'>='1
+tls_case tls12-p256-srv srv rsa2048 "-groups P-256" "$T12 -groups P-256" \
+    s:ops-ec-keygen'>='1 s:ops-ecdh'>='1 "${SRV_OPS[@]}"
+# An ECDSA P-256 certificate: the server's CertificateVerify signed, the
+# client's check of it, by mbcrypto (TLS 1.3 with X25519, TLS 1.2 ECDHE).
+tls_case tls13-ecdsa-p256-both both ec256 "" "$T13_128 -groups X25519" \
+    s:ops-ecdsa-sign'>='1 c:ops-ecdsa-verify'>='1 s:ops-rsa-sign=0 "${X25519_OPS[@]}"
+tls_case tls12-ecdsa-p256-async-both both ec256 "-async" \
+    "-tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256 -groups P-256 -async" \
+    s:ops-ecdsa-sign'>='1 c:ops-ecdsa-verify'>='1 s:async-pauses'>='1 "${EC_OPS[@]}"
+# P-521, a curve mbcrypto does not have: its key shares are generated and
+# used by the default provider through our EC key management.
+tls_case tls13-p521-fallback both rsa2048 "-groups P-521" "$T13_128 -groups P-521" \
+    s:ops-ec-keygen=0 s:ops-ecdh=0 s:keys-ec-other'>='1 "${SRV_OPS[@]}"
 # What the provider leaves to the default provider: the handshake works, the
 # key is refused by our key management, no RSA operation of ours ran on it.
 tls_case tls13-rsa1024-fallback both rsa1024 "-cipher DEFAULT@SECLEVEL=0" \

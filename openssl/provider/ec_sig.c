@@ -1,0 +1,370 @@
+/*
+ * ec_sig.c - ECDSA on P-256 and P-384 ("ECDSA" signatures on our "EC"
+ * keys): sign and verify a digest, or a message digested here (EVP digests
+ * of the child library context), as OpenSSL does: signatures are the DER
+ * ECDSA-Sig-Value (SEQUENCE of INTEGER r, s); mbcrypto computes r || s
+ * through mbo_ecdsa_sign / mbo_ecdsa_verify (the thread's lane manager:
+ * batched inside an ASYNC job). Verification accepts only the DER encoding
+ * itself (no trailing bytes, no other BER form), as OpenSSL's. A digest
+ * longer than 64 bytes is cut to its first 64: ECDSA uses only the
+ * leftmost bits of the order's length (at most 384 here). Keys of other
+ * curves (held by another provider, ec_kmgmt.c) sign and verify there.
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/params.h>
+
+#include "prov.h"
+
+#define MAX_DGST 64 /* what mbcrypto takes */
+
+struct ecsig {
+    struct mbp_ctx *pc;
+    char *propq;
+    const struct mbp_ec_key *key; /* not owned */
+    int signing;
+    EVP_MD *md;        /* NULL: no digest set (any digest length) */
+    EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
+};
+
+static void *es_newctx(void *provctx, const char *propq)
+{
+    struct ecsig *s = OPENSSL_zalloc(sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->pc = provctx;
+    if (propq != NULL && (s->propq = OPENSSL_strdup(propq)) == NULL) {
+        OPENSSL_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void es_freectx(void *ctx)
+{
+    struct ecsig *s = ctx;
+    if (s != NULL) {
+        EVP_MD_free(s->md);
+        EVP_MD_CTX_free(s->mdctx);
+        OPENSSL_free(s->propq);
+        OPENSSL_free(s);
+    }
+}
+
+static void *es_dupctx(void *ctx)
+{
+    const struct ecsig *src = ctx;
+    struct ecsig *s = OPENSSL_memdup(src, sizeof(*s));
+    if (s == NULL) {
+        return NULL;
+    }
+    s->propq = NULL;
+    s->mdctx = NULL;
+    if (s->md != NULL && !EVP_MD_up_ref(s->md)) {
+        s->md = NULL;
+        es_freectx(s);
+        return NULL;
+    }
+    if ((src->propq != NULL && (s->propq = OPENSSL_strdup(src->propq)) == NULL) ||
+        (src->mdctx != NULL &&
+         ((s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(s->mdctx, src->mdctx)))) {
+        es_freectx(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[]);
+
+static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], int signing)
+{
+    const struct mbp_ec_key *k = keydata;
+    if (k == NULL || (k->other == NULL && (k->pub == NULL || (signing && k->priv == NULL)))) {
+        mbp_err(s->pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
+        return 0;
+    }
+    s->key = k;
+    s->signing = signing;
+    EVP_MD_free(s->md);
+    s->md = NULL;
+    EVP_MD_CTX_free(s->mdctx);
+    s->mdctx = NULL;
+    return es_set_ctx_params(s, params);
+}
+
+static int es_sign_init(void *ctx, void *keydata, const OSSL_PARAM params[])
+{
+    return es_init(ctx, keydata, params, 1);
+}
+
+static int es_verify_init(void *ctx, void *keydata, const OSSL_PARAM params[])
+{
+    return es_init(ctx, keydata, params, 0);
+}
+
+/* max_sig: the longest DER signature of the key's curve (its max-size). */
+static size_t max_sig(const struct ecsig *s)
+{
+    int n = 0;
+    OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, &n), OSSL_PARAM_END};
+    if (s->key->other != NULL) {
+        return EVP_PKEY_get_params(s->key->other, p) && n > 0 ? (size_t)n : 0;
+    }
+    return mbp_ec_sig_max(s->key->curve);
+}
+
+/* other_op: sign or verify with a key of another provider, there. */
+static int other_op(struct ecsig *s, unsigned char *sig, size_t *siglen, size_t sigsize,
+                    const unsigned char *tbs, size_t tbslen)
+{
+    EVP_PKEY *k = mbp_ec_other(s->key);
+    EVP_PKEY_CTX *c = k != NULL ? EVP_PKEY_CTX_new_from_pkey(s->pc->libctx, k, MBP_NOT_OURS) : NULL;
+    int ok = c != NULL && (s->signing ? EVP_PKEY_sign_init(c) : EVP_PKEY_verify_init(c)) == 1 &&
+             (s->md == NULL || EVP_PKEY_CTX_set_signature_md(c, s->md) == 1);
+    if (ok && s->signing) {
+        *siglen = sigsize;
+        ok = EVP_PKEY_sign(c, sig, siglen, tbs, tbslen) == 1;
+    } else if (ok) {
+        ok = EVP_PKEY_verify(c, sig, *siglen, tbs, tbslen) == 1;
+    }
+    EVP_PKEY_CTX_free(c);
+    EVP_PKEY_free(k);
+    return ok;
+}
+
+/* check_dgst: with a digest set, tbs must be one of its length. */
+static int check_dgst(struct ecsig *s, size_t tbslen)
+{
+    if (s->md != NULL && tbslen != (size_t)EVP_MD_get_size(s->md)) {
+        mbp_err(s->pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
+        return 0;
+    }
+    return 1;
+}
+
+static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
+                   const unsigned char *tbs, size_t tbslen)
+{
+    struct ecsig *s = ctx;
+    if (s->key == NULL || !s->signing) {
+        mbp_err(s->pc, MBP_R_INIT, "sign");
+        return 0;
+    }
+    if (sig == NULL) {
+        *siglen = max_sig(s);
+        return *siglen > 0;
+    }
+    if (!check_dgst(s, tbslen)) {
+        return 0;
+    }
+    if (s->key->other != NULL) {
+        return other_op(s, sig, siglen, sigsize, tbs, tbslen);
+    }
+    const size_t slen = mbc_ec_scalar_len(s->key->curve);
+    uint8_t rs[2 * MBP_EC_SCALAR_MAX];
+    const mbc_err err =
+        mbo_ecdsa_sign(s->key->priv, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST);
+    if (err != MBC_OK) {
+        mbp_err(s->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+        return 0;
+    }
+    ECDSA_SIG *es = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(rs, (int)slen, NULL), *sv = BN_bin2bn(rs + slen, (int)slen, NULL);
+    int ok = es != NULL && r != NULL && sv != NULL && ECDSA_SIG_set0(es, r, sv);
+    if (!ok) {
+        BN_free(r);
+        BN_free(sv);
+    }
+    const int len = ok ? i2d_ECDSA_SIG(es, NULL) : -1;
+    ok = len > 0 && (size_t)len <= sigsize;
+    if (ok) {
+        unsigned char *p = sig;
+        ok = i2d_ECDSA_SIG(es, &p) == len;
+    } else if (len > 0) {
+        mbp_err(s->pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
+    }
+    ECDSA_SIG_free(es);
+    *siglen = ok ? (size_t)len : 0;
+    return ok;
+}
+
+/* der_to_rs: r || s (slen bytes each) of the DER signature; 0 when it is
+ * not exactly the DER encoding of two integers in range. */
+static int der_to_rs(const unsigned char *sig, size_t siglen, size_t slen, uint8_t *rs)
+{
+    const unsigned char *p = sig;
+    ECDSA_SIG *es = d2i_ECDSA_SIG(NULL, &p, (long)siglen);
+    unsigned char *der = NULL;
+    int ok = es != NULL && (size_t)(p - sig) == siglen;
+    if (ok) {
+        const int len = i2d_ECDSA_SIG(es, &der);
+        ok = len > 0 && (size_t)len == siglen && memcmp(der, sig, siglen) == 0;
+    }
+    if (ok) {
+        const BIGNUM *r, *s;
+        ECDSA_SIG_get0(es, &r, &s);
+        ok = !BN_is_negative(r) && !BN_is_negative(s) &&
+             BN_bn2binpad(r, rs, (int)slen) == (int)slen &&
+             BN_bn2binpad(s, rs + slen, (int)slen) == (int)slen;
+    }
+    OPENSSL_free(der);
+    ECDSA_SIG_free(es);
+    return ok;
+}
+
+static int es_verify(void *ctx, const unsigned char *sig, size_t siglen, const unsigned char *tbs,
+                     size_t tbslen)
+{
+    struct ecsig *s = ctx;
+    if (s->key == NULL || s->signing) {
+        mbp_err(s->pc, MBP_R_INIT, "verify");
+        return 0;
+    }
+    if (!check_dgst(s, tbslen)) {
+        return 0;
+    }
+    int ok;
+    if (s->key->other != NULL) {
+        ok = other_op(s, (unsigned char *)sig, &siglen, siglen, tbs, tbslen);
+    } else {
+        uint8_t rs[2 * MBP_EC_SCALAR_MAX];
+        ok =
+            der_to_rs(sig, siglen, mbc_ec_scalar_len(s->key->curve), rs) &&
+            mbo_ecdsa_verify(s->key->pub, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
+    }
+    if (!ok) {
+        mbp_err(s->pc, MBP_R_BAD_SIGNATURE, NULL);
+    }
+    return ok;
+}
+
+/* ------------------------------------------------ digest and sign/verify */
+
+static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_PARAM params[],
+                       int signing)
+{
+    struct ecsig *s = ctx;
+    if (!es_init(s, keydata, NULL, signing) ||
+        !mbp_fetch_md(s->pc, &s->md, mdname != NULL ? mdname : "SHA256", NULL, s->propq) ||
+        (s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->mdctx, s->md, NULL)) {
+        return 0;
+    }
+    return es_set_ctx_params(s, params);
+}
+
+static int es_digest_sign_init(void *ctx, const char *mdname, void *keydata,
+                               const OSSL_PARAM params[])
+{
+    return digest_init(ctx, mdname, keydata, params, 1);
+}
+
+static int es_digest_verify_init(void *ctx, const char *mdname, void *keydata,
+                                 const OSSL_PARAM params[])
+{
+    return digest_init(ctx, mdname, keydata, params, 0);
+}
+
+static int es_digest_update(void *ctx, const unsigned char *data, size_t len)
+{
+    struct ecsig *s = ctx;
+    return s->mdctx != NULL && EVP_DigestUpdate(s->mdctx, data, len);
+}
+
+static int es_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
+{
+    struct ecsig *s = ctx;
+    return mbp_digest_sign_final(s, s->mdctx, es_sign, sig, siglen, sigsize);
+}
+
+static int es_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
+{
+    struct ecsig *s = ctx;
+    return mbp_digest_verify_final(s, s->mdctx, es_verify, sig, siglen);
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[])
+{
+    struct ecsig *s = ctx;
+    const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST);
+    if (p == NULL) {
+        return 1;
+    }
+    const char *name = NULL, *props = NULL;
+    const OSSL_PARAM *pp = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PROPERTIES);
+    if (s->mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+        (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props))) {
+        return 0;
+    }
+    return mbp_fetch_md(s->pc, &s->md, name, props, s->propq);
+}
+
+static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
+{
+    const struct ecsig *s = ctx;
+    OSSL_PARAM *p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
+        !OSSL_PARAM_set_utf8_string(p, s->md != NULL ? EVP_MD_get0_name(s->md) : "")) {
+        return 0;
+    }
+    /* ecdsa-with-SHA256 and the like, without parameters. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
+        !mbp_algorithm_id(p, s->md, NID_X9_62_id_ecPublicKey, V_ASN1_UNDEF)) {
+        return 0;
+    }
+    return 1;
+}
+
+static const OSSL_PARAM settable[] = {
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *es_settable_ctx_params(void *ctx, void *provctx)
+{
+    (void)ctx;
+    (void)provctx;
+    return settable;
+}
+
+static const OSSL_PARAM *es_gettable_ctx_params(void *ctx, void *provctx)
+{
+    (void)ctx;
+    (void)provctx;
+    return gettable;
+}
+
+const OSSL_DISPATCH mbp_ecdsa_signature[] = {
+    {OSSL_FUNC_SIGNATURE_NEWCTX, (void (*)(void))es_newctx},
+    {OSSL_FUNC_SIGNATURE_FREECTX, (void (*)(void))es_freectx},
+    {OSSL_FUNC_SIGNATURE_DUPCTX, (void (*)(void))es_dupctx},
+    {OSSL_FUNC_SIGNATURE_SIGN_INIT, (void (*)(void))es_sign_init},
+    {OSSL_FUNC_SIGNATURE_SIGN, (void (*)(void))es_sign},
+    {OSSL_FUNC_SIGNATURE_VERIFY_INIT, (void (*)(void))es_verify_init},
+    {OSSL_FUNC_SIGNATURE_VERIFY, (void (*)(void))es_verify},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_INIT, (void (*)(void))es_digest_sign_init},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_UPDATE, (void (*)(void))es_digest_update},
+    {OSSL_FUNC_SIGNATURE_DIGEST_SIGN_FINAL, (void (*)(void))es_digest_sign_final},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT, (void (*)(void))es_digest_verify_init},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE, (void (*)(void))es_digest_update},
+    {OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL, (void (*)(void))es_digest_verify_final},
+    {OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS, (void (*)(void))es_get_ctx_params},
+    {OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS, (void (*)(void))es_gettable_ctx_params},
+    {OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS, (void (*)(void))es_set_ctx_params},
+    {OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS, (void (*)(void))es_settable_ctx_params},
+    {0, NULL},
+};
