@@ -22,8 +22,10 @@
  * the curve with an error where OpenSSL would compute a secret); P-521,
  * precomputed nonces and "SERVE rsa" run on OpenSSL's method; a key's
  * cached objects follow it when it is regenerated or set; ASYNC jobs pause
- * and batch. The counters (the GET_COUNTERS command) show what mbcrypto
- * ran.
+ * and batch. X25519 (the EVP_PKEY_METHOD): shared secrets equal the
+ * default provider's, for its keys, keys the method generates and a peer
+ * made as libssl 3.0 makes one; low-order peers fail; ASYNC jobs batch.
+ * The counters (the GET_COUNTERS command) show what mbcrypto ran.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -209,13 +211,13 @@ static void test_commands(void **state)
                     ENGINE_CMD_BASE);
     }
     /* Bad values are refused with ENGINE_R_INVALID_ARGUMENT. */
-    const char *bad[][2] = {{"SERVE", "x25519"},   {"SERVE", "rsa,"},         {"SERVE", ""},
+    const char *bad[][2] = {{"SERVE", "dsa"},      {"SERVE", "rsa,"},         {"SERVE", ""},
                             {"MAX_WAIT_US", "-1"}, {"MAX_WAIT_US", "100001"}, {"MAX_WAIT_US", "x"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(ENGINE_ctrl_cmd_string(eng, bad[i][0], bad[i][1], 0), 0);
         ERR_clear_error();
     }
-    assert_int_equal(ENGINE_ctrl_cmd_string(eng, "SERVE", "x25519", 0), 0);
+    assert_int_equal(ENGINE_ctrl_cmd_string(eng, "SERVE", "x25519,dsa", 0), 0);
     errors(errs, sizeof(errs));
     char want[32];
     snprintf(want, sizeof(want), "%d:%d ", ERR_LIB_ENGINE, ENGINE_R_INVALID_ARGUMENT);
@@ -223,7 +225,7 @@ static void test_commands(void **state)
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "MAX_WAIT_US", "250", 0), 1);
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "MAX_WAIT_US", "0", 0), 1);
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "PRINT_COUNTERS", NULL, 0), 1);
-    serve("rsa,ecdsa,ecdh,aes-gcm");
+    serve("rsa,ecdsa,ecdh,x25519,aes-gcm");
     /* GET_COUNTERS fills at most what it is given. */
     const int cmd =
         ENGINE_ctrl(eng, ENGINE_CTRL_GET_CMD_FROM_NAME, 0, (void *)"GET_COUNTERS", NULL);
@@ -1277,6 +1279,159 @@ static void test_ec_not_served(void **state)
     serve("all");
 }
 
+/* ------------------------------------------------------------------ X25519 */
+
+/* x_derive: the X25519 secret of key and peer through impl's method (eng,
+ * or NULL: the default provider); 32, or 0 (errors queued). */
+static size_t x_derive(ENGINE *impl, EVP_PKEY *key, EVP_PKEY *peer, uint8_t out[32])
+{
+    EVP_PKEY_CTX *c =
+        impl != NULL ? EVP_PKEY_CTX_new(key, impl) : EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    size_t len = 0;
+    assert_non_null(c);
+    int ok = EVP_PKEY_derive_init(c) == 1 && EVP_PKEY_derive_set_peer(c, peer) == 1 &&
+             EVP_PKEY_derive(c, NULL, &len) == 1 && len == 32;
+    ok = ok && EVP_PKEY_derive(c, out, &len) == 1;
+    EVP_PKEY_CTX_free(c);
+    return ok ? len : 0;
+}
+
+/* x_raw_pub: an X25519 public key of the 32 bytes u (the default
+ * provider's). */
+static EVP_PKEY *x_raw_pub(const uint8_t u[32])
+{
+    EVP_PKEY *k = EVP_PKEY_new_raw_public_key_ex(NULL, "X25519", NULL, u, 32);
+    assert_non_null(k);
+    return k;
+}
+
+/* X25519: the selector gives the method for X25519 only; shared secrets
+ * of the default provider's keys, of keys the method generated and of a
+ * peer made as libssl 3.0 makes a key share's (paramgen, then the encoded
+ * point) equal the default provider's and are counted; a low-order peer
+ * fails on both, with no secret; a buffer too short is refused. */
+static void test_x25519(void **state)
+{
+    (void)state;
+    EVP_PKEY_METHOD *pm = NULL;
+    assert_non_null(ENGINE_get_pkey_meth(eng, EVP_PKEY_X25519));
+    const int *nids;
+    assert_int_equal(ENGINE_get_pkey_meths(eng)(eng, NULL, &nids, 0), 1);
+    assert_int_equal(nids[0], EVP_PKEY_X25519);
+    assert_int_equal(ENGINE_get_pkey_meths(eng)(eng, &pm, NULL, EVP_PKEY_ED25519), 0);
+    assert_null(pm);
+    EVP_PKEY *a = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    EVP_PKEY *b = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    assert_non_null(a);
+    assert_non_null(b);
+    uint8_t ours[32], theirs[32];
+    const uint64_t derives = ctr(MBO_CTR_X25519_DERIVE);
+    assert_int_equal(x_derive(eng, a, b, ours), 32);
+    assert_int_equal(x_derive(NULL, b, a, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 1);
+    /* A key generated through the method (OpenSSL's generation). */
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, eng);
+    EVP_PKEY *g = NULL;
+    assert_int_equal(EVP_PKEY_keygen_init(c), 1);
+    assert_int_equal(EVP_PKEY_keygen(c, &g), 1);
+    EVP_PKEY_CTX_free(c);
+    assert_int_equal(x_derive(eng, g, a, ours), 32);
+    assert_int_equal(x_derive(NULL, a, g, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    /* libssl 3.0's peer key: paramgen, then the encoded public key. */
+    c = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, eng);
+    EVP_PKEY *p = NULL;
+    uint8_t u[32];
+    size_t ul = sizeof(u);
+    assert_int_equal(EVP_PKEY_paramgen_init(c), 1);
+    assert_int_equal(EVP_PKEY_paramgen(c, &p), 1);
+    EVP_PKEY_CTX_free(c);
+    assert_int_equal(EVP_PKEY_get_raw_public_key(b, u, &ul), 1);
+    assert_int_equal(EVP_PKEY_set1_encoded_public_key(p, u, 32), 1);
+    assert_int_equal(x_derive(eng, g, p, ours), 32);
+    assert_int_equal(x_derive(NULL, b, g, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 3);
+    /* Low-order peers (u = 0, u = 1): no secret on either side. */
+    for (int v = 0; v < 2; v++) {
+        uint8_t lo[32] = {(uint8_t)v}, out[32];
+        EVP_PKEY *bad = x_raw_pub(lo);
+        memset(out, 0x55, sizeof(out));
+        assert_int_equal(x_derive(eng, a, bad, out), 0);
+        const uint8_t zero[32] = {0};
+        assert_memory_equal(out, zero, 32);
+        assert_int_equal(x_derive(NULL, a, bad, out), 0);
+        EVP_PKEY_free(bad);
+        ERR_clear_error();
+    }
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 5);
+    /* A buffer too short. */
+    c = EVP_PKEY_CTX_new(a, eng);
+    size_t len = 31;
+    assert_int_equal(EVP_PKEY_derive_init(c), 1);
+    assert_int_equal(EVP_PKEY_derive_set_peer(c, b), 1);
+    assert_true(EVP_PKEY_derive(c, ours, &len) <= 0);
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    /* Not served: OpenSSL's derive, the same secret, nothing counted. */
+    serve("rsa");
+    assert_int_equal(x_derive(eng, a, b, ours), 32);
+    assert_int_equal(x_derive(NULL, a, b, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 5);
+    serve("all");
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(b);
+    EVP_PKEY_free(g);
+    EVP_PKEY_free(p);
+}
+
+/* One X25519 derive of an ASYNC job. */
+struct x_req {
+    EVP_PKEY *key, *peer;
+    uint8_t out[32];
+    size_t len;
+};
+
+static int x_job(void *arg)
+{
+    struct x_req *r = *(struct x_req **)arg;
+    r->len = x_derive(eng, r->key, r->peer, r->out);
+    return 0;
+}
+
+/* Inside ASYNC jobs X25519 derives pause and batch: eight fill a batch;
+ * the secrets equal the default provider's. */
+static void test_x25519_async(void **state)
+{
+    (void)state;
+    struct x_req r[8];
+    void *arg[8];
+    EVP_PKEY *peer = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    assert_non_null(peer);
+    const uint64_t pauses = ctr(MBO_CTR_ASYNC_PAUSES), batched = ctr(MBO_CTR_BATCHED);
+    const uint64_t derives = ctr(MBO_CTR_X25519_DERIVE);
+    for (int j = 0; j < 8; j++) {
+        r[j].key = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+        assert_non_null(r[j].key);
+        r[j].peer = peer;
+        arg[j] = &r[j];
+    }
+    run_jobs_of(x_job, arg, 8);
+    for (int j = 0; j < 8; j++) {
+        uint8_t want[32];
+        assert_int_equal(r[j].len, 32);
+        assert_int_equal(x_derive(NULL, peer, r[j].key, want), 32);
+        assert_memory_equal(r[j].out, want, 32);
+        EVP_PKEY_free(r[j].key);
+    }
+    EVP_PKEY_free(peer);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 8);
+    assert_true(ctr(MBO_CTR_ASYNC_PAUSES) > pauses);
+    assert_true(ctr(MBO_CTR_BATCHED) >= batched + 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1289,7 +1444,8 @@ int main(void)
         cmocka_unit_test(test_gcm_bad_input),  cmocka_unit_test(test_gcm_not_served),
         cmocka_unit_test(test_ecdsa),          cmocka_unit_test(test_ecdh),
         cmocka_unit_test(test_ec_key_api),     cmocka_unit_test(test_ec_async),
-        cmocka_unit_test(test_ec_not_served),
+        cmocka_unit_test(test_ec_not_served),  cmocka_unit_test(test_x25519),
+        cmocka_unit_test(test_x25519_async),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
