@@ -557,7 +557,9 @@ MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const
  * an EC key of the right type is MBC_ERR_BAD_PARAM (nothing written).
  * mbc_ecdh validates the peer point (peer_len bytes) as mbc_ec_pub_key_new
  * does: MBC_ERR_INFINITY, MBC_ERR_POINT_FORMAT, MBC_ERR_POINT_RANGE,
- * MBC_ERR_NOT_ON_CURVE. Failed requests get their outputs zeroed.
+ * MBC_ERR_NOT_ON_CURVE. A request refused for a NULL argument or a key
+ * of another type leaves its outputs untouched; any other failure zeroes
+ * them.
  * mbc_ecdsa_sign_k takes the caller's nonce as mbc_ecdsa_sign_k_mb8 does
  * (MBC_ERR_BAD_PARAM for a k out of range); k NULL draws one, as
  * mbc_ecdsa_sign.

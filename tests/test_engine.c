@@ -189,6 +189,9 @@ static int group_teardown(void **state)
         EVP_PKEY_free(eng_ec[i]);
         EVP_PKEY_free(peer_ec[i]);
     }
+    /* ENGINE_unregister_RSA also takes it out of the default RSA table
+     * (ENGINE_set_default_RSA(NULL) would dereference NULL); the same for
+     * EC. */
     ENGINE_unregister_RSA(eng);
     ENGINE_unregister_EC(eng);
     ENGINE_finish(eng);

@@ -4,13 +4,15 @@
  * pool of 16 job slots, checked against a model of what the header promises:
  *  - submit accepts every job not in a manager (MBC_ERR_BUSY, job untouched,
  *    for one that is); a job with bad fields completes at once with its
- *    documented error; a class that fills its batch (4 RSA private, 8 RSA
- *    public jobs) runs inside submit; MBC_MGR_SYNC runs every job at once;
+ *    documented error; a class that fills its batch (4 RSA private, 8 jobs
+ *    of every other class) runs inside submit; MBC_MGR_SYNC runs every job
+ *    at once;
  *  - every accepted job is returned by get_completed exactly once, with the
  *    status and output the model predicts (OpenSSL's result, computed once
- *    per key and input; zeroed output on an error of a known class; nothing
- *    written past bits/8, nor at all when the class is unknown), its
- *    user_data untouched;
+ *    per key and input; for random outputs, a signature OpenSSL verifies or
+ *    a key pair OpenSSL derives again; zeroed outputs on an error of a
+ *    known class; nothing written past the class's lengths, nor at all when
+ *    the class is unknown), its user_data untouched;
  *  - jobs complete in batches: each batch's jobs in submission order, batches
  *    in the order they ran (those of one flush or poll in any order, but
  *    each batch together);
@@ -26,16 +28,21 @@
  * and 4096 bits, inputs below n (random, n - 1, 0) and n itself (MBC_ERR_
  * BAD_PARAM when it runs); bad fields: NULL key, in or out, wrong in_len or
  * out_len, a key of the other type, of another size, a GCM key, garbage, an
- * unknown op. RSA work is bounded per input (about 0.3 s of the portable
- * kernels under ASan, a 4096-bit private job and a few small ones); submits
- * past the budget are skipped.
+ * unknown op. EC and X25519 jobs (job_of_ec): ECDSA sign, verify of a valid
+ * and an invalid signature, ECDH with a valid peer point and one off the
+ * curve, keygen, on P-256 and P-384; X25519 derive (also with u of small
+ * order), keygen (also with out == out2); their bad fields as the RSA
+ * ones, and keys the keyless ops must ignore. RSA work is bounded per input
+ * (about 0.3 s of the portable kernels under ASan, a 4096-bit private job
+ * and a few small ones); submits past the budget are skipped.
  *
  * Input:
  *   0      bits 0-1: RSA implementation; bits 2-3: 0 max_wait_us 0, 1
  *          MBC_MGR_SYNC, 2 max_wait_us UINT32_MAX, 3 max_wait_us 1; bit 4: end
  *          with mbc_mgr_free on what is left (else flush and collect first)
- *   then   operations, one byte each (mod 10): 0-3 submit (then a slot byte
- *          and a job byte, see job_of), 4 flush, 5 poll, 6 collect one,
+ *   then   operations, one byte each (mod 10): 0-1 submit an RSA job, 2-3
+ *          an EC or X25519 job (then a slot byte and a job byte, see job_of
+ *          and job_of_ec), 4 flush, 5 poll, 6 collect one,
  *          7 collect all, 8 NULL-argument calls (then a byte), 9 free the
  *          manager and make a new one
  */
@@ -43,7 +50,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/crypto.h>
+
 #include "fuzz_rsa.h"
+#include "ossl_ec.h"
+#include "ossl_x25519.h"
 
 #define NSLOTS 16
 #define NKEYS 4
@@ -108,6 +119,50 @@ static void make_key(struct key *k, unsigned bits, uint64_t e)
     EVP_PKEY_free(pkey);
 }
 
+/* EC and X25519 jobs: per curve a key pair, a digest and a valid and an
+ * invalid signature of its first 32 bytes, a peer point with the shared
+ * secret, a point off the curve; an X25519 scalar, a peer u with the
+ * shared secret, and u = 1 (of small order). */
+struct ecfx {
+    mbc_curve curve;
+    size_t len, plen;
+    mbc_ec_priv_key *priv;
+    mbc_ec_pub_key *pub;
+    EVP_PKEY *pkey;
+    uint8_t digest[64], sig[96], bad_sig[96], peer[97], off[97], secret[48];
+};
+static struct ecfx ecs[2];
+static struct {
+    uint8_t scalar[32], u[32], low[32], secret[32];
+} xfx;
+
+static void make_ec(struct ecfx *e, mbc_curve curve)
+{
+    e->curve = curve;
+    e->len = mbc_ec_scalar_len(curve);
+    e->plen = mbc_ec_point_len(curve);
+    uint8_t d[48], q[97];
+    e->pkey = mbt_ossl_ec_keygen(curve);
+    EVP_PKEY *peer = mbt_ossl_ec_keygen(curve);
+    FZ_CHECK(e->pkey != NULL && peer != NULL && mbt_ossl_ec_get(e->pkey, curve, d, q) == 0 &&
+                 mbt_ossl_ec_get(peer, curve, NULL, e->peer) == 0 &&
+                 mbc_ec_priv_key_new(&e->priv, curve, d, e->len) == MBC_OK &&
+                 mbc_ec_pub_key_new(&e->pub, curve, q, e->plen) == MBC_OK,
+             "EC key");
+    fz_seed_rand(e->digest, sizeof(e->digest));
+    FZ_CHECK(mbt_ossl_ecdsa_sign(e->pkey, curve, e->digest, 32, e->sig) == 0 &&
+                 mbt_ossl_ecdh(e->pkey, peer, e->secret, e->len) == 0,
+             "OpenSSL ECDSA / ECDH");
+    memcpy(e->bad_sig, e->sig, 2 * e->len);
+    e->bad_sig[2 * e->len - 1] ^= 1;
+    memcpy(e->off, e->peer, e->plen);
+    e->off[e->plen - 1] ^= 1;
+    EVP_PKEY *off = mbt_ossl_ec_from_point(curve, e->off, e->plen);
+    FZ_CHECK(off == NULL, "the point off the curve is on it");
+    EVP_PKEY_free(peer);
+    OPENSSL_cleanse(d, sizeof(d));
+}
+
 static void init(void)
 {
     make_key(&keys[0], 2048, 65537);
@@ -120,6 +175,16 @@ static void init(void)
     FZ_CHECK(mbc_gcm_key_new(&gcm_key, k, sizeof(k)) == MBC_OK, "GCM key");
     garbage = fz_alloc(GARBAGE_LEN);
     memset(garbage, 0xFF, GARBAGE_LEN);
+    make_ec(&ecs[0], MBC_CURVE_P256);
+    make_ec(&ecs[1], MBC_CURVE_P384);
+    uint8_t other[32];
+    fz_seed_rand(xfx.scalar, 32);
+    fz_seed_rand(other, 32);
+    xfx.low[0] = 1;
+    FZ_CHECK(mbt_ossl_x25519_public(xfx.u, other) == 0 &&
+                 mbt_ossl_x25519(xfx.secret, xfx.scalar, xfx.u) == 0 &&
+                 mbt_ossl_x25519(other, xfx.scalar, xfx.low) == 1,
+             "OpenSSL X25519");
     fprintf(stderr, "fuzz_mgr: RSA implementations:");
     for (unsigned i = 0; i < fz_num_impls(MBC_ALG_RSA); i++) {
         fprintf(stderr, " %s", fz_impl(MBC_ALG_RSA, i));
@@ -129,18 +194,27 @@ static void init(void)
 
 /* ------------------------------------------------------------- the model */
 
-/* Model classes: op (0 private, 1 public) x size, as the header's. */
-#define NCLASSES 6
+/* Model classes, as the header's: RSA op (0 private, 1 public) x size
+ * (0-5); per curve sign, verify, ECDH, keygen (6-9 P-256, 10-13 P-384);
+ * X25519 derive (14) and keygen (15). */
+#define NCLASSES 16
 static int class_of(unsigned op, unsigned bits)
 {
     return (int)(3 * op + (bits - 2048) / 1024);
 }
+#define EC_CLASS(curve, i) (6 + 4 * (int)(curve) + (int)(i))
+#define X25519_CLASS(i) (14 + (int)(i))
 static unsigned class_lanes(int c)
 {
     return c < 3 ? 4 : 8;
 }
 
 enum where { FREE, WAITING, DONE };
+
+/* How an OK job's output is checked: the bytes want_out, an ECDSA signature
+ * of digest (OpenSSL verifies it), an EC key pair (d, d G), an X25519 key
+ * pair (clamped, OpenSSL's public key). */
+enum check { CHK_BYTES, CHK_SIG, CHK_EC_KEY, CHK_X25519_KEY };
 
 struct slot {
     mbc_job job;
@@ -152,6 +226,12 @@ struct slot {
     const uint8_t *want_out; /* MBC_OK: the first len bytes of out */
     size_t len;              /* bytes of out that may be written */
     int zeroed;              /* on error: len bytes of out zeroed, else nothing written */
+    uint8_t *out2;           /* exactly out2_len bytes, or NULL (not passed, or out itself) */
+    size_t out2_len, len2;
+    int zeroed2;
+    enum check check;
+    const struct ecfx *ec; /* CHK_SIG, CHK_EC_KEY */
+    size_t digest_len;     /* CHK_SIG: of ec->digest */
 };
 
 struct batch {
@@ -222,6 +302,39 @@ static size_t run_all(struct model *m)
     return n;
 }
 
+/* check_ok: the output of a job that completed with MBC_OK. */
+static void check_ok(const struct slot *x)
+{
+    const mbc_job *j = &x->job;
+    switch (x->check) {
+    case CHK_BYTES:
+        if (x->out != NULL) {
+            fz_expect_same("job output", x->out, x->want_out, x->len);
+        }
+        break;
+    case CHK_SIG:
+        FZ_CHECK(mbt_ossl_ecdsa_verify(x->ec->pkey, x->ec->curve, x->out, x->ec->digest,
+                                       x->digest_len) == 1,
+                 "the signature of a sign job does not verify");
+        break;
+    case CHK_EC_KEY: {
+        uint8_t want[97];
+        FZ_CHECK(mbt_ossl_ec_mul_g(x->ec->curve, x->out, x->ec->len, want) == 0,
+                 "keygen job: d is 0 or >= n");
+        fz_expect_same("keygen job: point = d G", x->out2, want, x->ec->plen);
+        break;
+    }
+    default: {
+        uint8_t want[32];
+        FZ_CHECK((j->out[0] & 7) == 0 && (j->out[31] & 0xC0) == 0x40 &&
+                     mbt_ossl_x25519_public(want, j->out) == 0,
+                 "X25519 keygen job: private key not clamped");
+        fz_expect_same("X25519 keygen job: public key", j->out2, want, 32);
+        break;
+    }
+    }
+}
+
 /* check_done: slot s completed as the model says. */
 static void check_done(const struct model *m, unsigned s)
 {
@@ -230,19 +343,25 @@ static void check_done(const struct model *m, unsigned s)
     FZ_CHECK(j->user_data == x, "slot %u: user_data changed", s);
     FZ_CHECK(j->status == x->want, "slot %u (class %d): status %s, want %s", s, x->cls,
              mbc_err_str(j->status), mbc_err_str(x->want));
-    if (x->out == NULL) {
-        return;
-    }
-    size_t written = 0;
     if (x->want == MBC_OK) {
-        fz_expect_same("job output", x->out, x->want_out, x->len);
-        written = x->len;
-    } else if (x->zeroed) {
-        FZ_CHECK(fz_all(x->out, x->len, 0), "slot %u: output of a failed job not zeroed", s);
-        written = x->len;
+        check_ok(x);
     }
-    FZ_CHECK(fz_all(x->out + written, x->out_len - written, CANARY),
-             "slot %u: output written past %zu bytes", s, written);
+    for (unsigned i = 0; i < 2; i++) {
+        const uint8_t *o = i == 0 ? x->out : x->out2;
+        const size_t len = i == 0 ? x->len : x->len2, o_len = i == 0 ? x->out_len : x->out2_len;
+        if (o == NULL) {
+            continue;
+        }
+        size_t written = 0;
+        if (x->want == MBC_OK) {
+            written = len;
+        } else if (i == 0 ? x->zeroed : x->zeroed2) {
+            FZ_CHECK(fz_all(o, len, 0), "slot %u: output %u of a failed job not zeroed", s, i);
+            written = len;
+        }
+        FZ_CHECK(fz_all(o + written, o_len - written, CANARY),
+                 "slot %u: output %u written past %zu bytes", s, i, written);
+    }
     (void)m;
 }
 
@@ -367,6 +486,15 @@ static void job_of(struct model *m, unsigned s, unsigned spec)
     x->want = idx == NIN - 1 ? MBC_ERR_BAD_PARAM : MBC_OK;
     x->want_out = k->ref[op][idx];
     x->zeroed = 1;
+    x->check = CHK_BYTES;
+    j->in2 = NULL;
+    j->in2_len = 0;
+    j->out2 = NULL;
+    j->out2_len = 0;
+    free(x->out2);
+    x->out2 = NULL;
+    x->out2_len = x->len2 = 0;
+    x->zeroed2 = 0;
     static const unsigned bad_ops[4] = {0, 3, 99, 0x7fffffff};
     static const unsigned other_size[NKEYS] = {1, 2, 0, 2};
     if (var >= 4) {
@@ -413,7 +541,168 @@ static void job_of(struct model *m, unsigned s, unsigned spec)
     j->out_len = out_len;
 }
 
-static void submit(struct model *m, unsigned s, unsigned spec)
+/* new_out: a buffer of len bytes filled with CANARY (NULL when null). */
+static uint8_t *new_out(size_t len, int null)
+{
+    if (null) {
+        return NULL;
+    }
+    uint8_t *b = fz_alloc(len);
+    memset(b, CANARY, len);
+    return b;
+}
+
+/*
+ * job_of_ec: slot s becomes the EC or X25519 job that byte spec describes:
+ * bits 0-3 the kind: per curve (0-5 P-256, 6-11 P-384) sign, verify of the
+ * valid signature, of the invalid one, ECDH with the peer point, with the
+ * point off the curve (MBC_ERR_NOT_ON_CURVE when it runs), keygen; 12
+ * X25519 derive, 13 with u of small order (MBC_ERR_LOW_ORDER when it
+ * runs), 14 X25519 keygen, 15 with out == out2 (MBC_ERR_BAD_PARAM when it
+ * runs). Bits 4-6 a variant: 0 as is; 1, 2 (sign) a digest of 0 or 64
+ * bytes; 3 out_len + 7; 4 a NULL field (bit 7: key, or for keyless ops
+ * out; else in, or out2); 5 a wrong length (a digest of 65 bytes, a
+ * signature or point one byte short, an X25519 in_len of 31, a keygen
+ * out2_len one short); 6 a key of another type (bit 7: a GCM key; keyless
+ * ops ignore it: as is); 7 out one byte short.
+ */
+static void job_of_ec(struct model *m, unsigned s, unsigned spec)
+{
+    struct slot *x = &m->slots[s];
+    mbc_job *j = &x->job;
+    const unsigned kind = spec & 15, var = (spec >> 4) & 7, hi = spec >> 7;
+    const struct ecfx *e = &ecs[kind >= 6];
+    const unsigned ek = kind % 6; /* EC: 0 sign, 1-2 verify, 3-4 ECDH, 5 keygen */
+    const int x25519 = kind >= 12, keyless = x25519 || ek == 5;
+    static const mbc_job_op ec_ops[6] = {MBC_OP_ECDSA_SIGN,   MBC_OP_ECDSA_VERIFY,
+                                         MBC_OP_ECDSA_VERIFY, MBC_OP_ECDH,
+                                         MBC_OP_ECDH,         MBC_OP_EC_KEYGEN_P256};
+    size_t out_len, out2_len = 0;
+    j->user_data = x;
+    j->key = NULL;
+    j->in = j->in2 = NULL;
+    j->in_len = j->in2_len = 0;
+    x->want = MBC_OK;
+    x->want_out = NULL;
+    x->check = CHK_BYTES;
+    x->ec = e;
+    if (x25519) {
+        j->op = kind < 14 ? MBC_OP_X25519_DERIVE : MBC_OP_X25519_KEYGEN;
+        x->cls = X25519_CLASS(kind >= 14);
+        out_len = 32;
+        if (kind < 14) {
+            j->in = xfx.scalar;
+            j->in_len = 32;
+            j->in2 = kind == 12 ? xfx.u : xfx.low;
+            j->in2_len = 32;
+            x->want = kind == 12 ? MBC_OK : MBC_ERR_LOW_ORDER;
+            x->want_out = xfx.secret;
+        } else {
+            out2_len = kind == 14 ? 32 : 0; /* 15: out2 is out */
+            x->want = kind == 14 ? MBC_OK : MBC_ERR_BAD_PARAM;
+            x->check = CHK_X25519_KEY;
+        }
+    } else {
+        j->op = ek == 5
+                    ? (e->curve == MBC_CURVE_P256 ? MBC_OP_EC_KEYGEN_P256 : MBC_OP_EC_KEYGEN_P384)
+                    : ec_ops[ek];
+        x->cls = EC_CLASS(kind >= 6, ek == 0 ? 0 : ek <= 2 ? 1 : ek <= 4 ? 2 : 3);
+        out_len = ek == 0 ? 2 * e->len : ek <= 2 ? 0 : e->len;
+        if (ek == 0) {
+            j->key = e->priv;
+            j->in = e->digest;
+            j->in_len = var == 1 ? 0 : var == 2 ? 64 : 32;
+            x->check = CHK_SIG;
+            x->digest_len = j->in_len;
+        } else if (ek <= 2) {
+            j->key = e->pub;
+            j->in = e->digest;
+            j->in_len = 32;
+            j->in2 = ek == 1 ? e->sig : e->bad_sig;
+            j->in2_len = 2 * e->len;
+            x->want = ek == 1 ? MBC_OK : MBC_ERR_SIG_INVALID;
+        } else if (ek <= 4) {
+            j->key = e->priv;
+            j->in = ek == 3 ? e->peer : e->off;
+            j->in_len = e->plen;
+            x->want = ek == 3 ? MBC_OK : MBC_ERR_NOT_ON_CURVE;
+            x->want_out = e->secret;
+        } else {
+            out2_len = e->plen;
+            x->check = CHK_EC_KEY;
+        }
+    }
+    /* the class's output lengths: zeroed on an error of a known class */
+    const size_t cls_out = out_len, cls_out2 = out2_len;
+    int null_out = 0, null_out2 = 0, known = 1;
+    if (var == 3 && out_len != 0) {
+        out_len += 7;
+    } else if (var == 4) {
+        x->want = MBC_ERR_NULL_PARAM;
+        if (hi && !keyless) {
+            j->key = NULL;
+            known = 0;
+        } else if (hi) {
+            null_out = 1;
+        } else if (j->in != NULL) {
+            j->in = NULL;
+        } else {
+            null_out2 = out2_len != 0 || kind == 15;
+            null_out = !null_out2;
+        }
+    } else if (var == 5) {
+        x->want = MBC_ERR_BAD_PARAM;
+        if (x25519 && kind < 14) {
+            j->in_len = 31;
+        } else if (keyless) {
+            out2_len = out2_len != 0 ? out2_len - 1 : out2_len;
+            out_len = kind == 15 ? out_len - 1 : out_len;
+        } else if (ek == 0) {
+            j->in_len = 65;
+        } else if (ek <= 2) {
+            j->in2_len--;
+        } else {
+            j->in_len--;
+        }
+    } else if (var == 6) {
+        if (keyless) {
+            j->key = gcm_key; /* ignored */
+        } else {
+            x->want = MBC_ERR_BAD_PARAM;
+            known = 0;
+            j->key = hi                               ? (const void *)gcm_key
+                     : j->key == (const void *)e->pub ? (const void *)e->priv
+                                                      : (const void *)e->pub;
+        }
+    } else if (var == 7 && out_len != 0) {
+        x->want = MBC_ERR_BAD_PARAM;
+        out_len--;
+    }
+    free(x->out);
+    free(x->out2);
+    x->out_len = out_len;
+    x->out2_len = kind == 15 ? 0 : out2_len;
+    x->out = out_len != 0 ? new_out(out_len, null_out) : NULL;
+    x->out2 = kind != 15 && out2_len != 0 ? new_out(out2_len, null_out2) : NULL;
+    j->out = x->out;
+    j->out_len = out_len;
+    j->out2 = kind == 15 ? (null_out2 ? NULL : x->out) : x->out2;
+    j->out2_len = kind == 15 ? out_len : out2_len;
+    x->len = cls_out;
+    x->len2 = cls_out2;
+    /* a run-time error zeroes the outputs; a submit error of a known class
+     * those long enough */
+    x->zeroed = known && out_len >= cls_out;
+    x->zeroed2 = known && out2_len >= cls_out2;
+    if (x->want == MBC_ERR_NULL_PARAM || (x->want == MBC_ERR_BAD_PARAM && kind != 15) || !known) {
+        x->cls = -1; /* completes at submit */
+    }
+    if (kind == 15 && (var == 4 || var == 5 || var == 7)) {
+        x->cls = -1;
+    }
+}
+
+static void submit(struct model *m, unsigned s, unsigned spec, int ec)
 {
     struct slot *x = &m->slots[s];
     if (x->where != FREE) {
@@ -425,13 +714,18 @@ static void submit(struct model *m, unsigned s, unsigned spec)
         FZ_CHECK(memcmp(&before, &x->job, sizeof(before)) == 0, "a BUSY submit changed the job");
         return;
     }
-    const unsigned cost = (spec >> 5) >= 4 ? 0 : keys[spec & 3].cost[(spec >> 2) & 1];
+    const unsigned cost = ec || (spec >> 5) >= 4 ? 0 : keys[spec & 3].cost[(spec >> 2) & 1];
     if (cost > m->budget) {
         fz_count("submits over the budget");
         return; /* over the RSA budget: this submit does not happen */
     }
     m->budget -= cost;
-    job_of(m, s, spec);
+    if (ec) {
+        fz_count("EC and X25519 submits");
+        job_of_ec(m, s, spec);
+    } else {
+        job_of(m, s, spec);
+    }
     fz_expect("mbc_mgr_submit", mbc_mgr_submit(m->mgr, &x->job), 0);
     const unsigned one[1] = {s};
     if (x->cls < 0) {
@@ -512,7 +806,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const unsigned op = fz_u8(&in) % 10;
         if (op <= 3) {
             const unsigned s = fz_u8(&in) % NSLOTS;
-            submit(m, s, fz_u8(&in));
+            submit(m, s, fz_u8(&in), op >= 2);
             last_submit = now_us();
         } else if (op == 4) {
             const size_t want = run_all(m);
@@ -547,6 +841,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free_mgr(m);
     for (unsigned s = 0; s < NSLOTS; s++) {
         free(m->slots[s].out);
+        free(m->slots[s].out2);
     }
     return 0;
 }
@@ -561,10 +856,33 @@ static void put_submit(struct fz_out *o, unsigned slot, unsigned key, unsigned o
     fz_put_u8(o, key | op << 2 | in << 3 | var << 5);
 }
 
+static void put_submit_ec(struct fz_out *o, unsigned slot, unsigned kind, unsigned var)
+{
+    fz_put_u8(o, 2);
+    fz_put_u8(o, slot);
+    fz_put_u8(o, kind | var << 4);
+}
+
 static void write_seeds(const char *dir)
 {
     unsigned count = 0;
     char name[64];
+    /* EC and X25519: a full batch of each class, then one job of every kind
+     * and variant */
+    for (unsigned kind = 0; kind < 16; kind++) {
+        struct fz_out o = {.len = 0};
+        fz_put_u8(&o, (kind % 4) << 2); /* each mode in turn */
+        for (unsigned s = 0; s < 8; s++) {
+            put_submit_ec(&o, s, kind, s == 3 ? 3 : 0);
+        }
+        fz_put_u8(&o, 7);
+        for (unsigned var = 0; var < 16; var++) {
+            put_submit_ec(&o, 8 + var % 8, kind, var);
+            fz_put_u8(&o, var % 3 == 0 ? 4 : 6);
+        }
+        snprintf(name, sizeof(name), "seed-ec-%03u", count++);
+        fz_seed_write(dir, name, &o);
+    }
     for (unsigned mode = 0; mode < 4; mode++) {
         for (unsigned v = 0; v < 5; v++) {
             struct fz_out o = {.len = 0};

@@ -31,6 +31,30 @@ void fz_bn_be(const BIGNUM *x, uint8_t *out, size_t len)
              BN_num_bits(x), len);
 }
 
+void fz_bn_add_delta(BIGNUM *x, int delta)
+{
+    FZ_CHECK(delta >= 0 ? BN_add_word(x, (BN_ULONG)delta) == 1
+                        : BN_sub_word(x, (BN_ULONG)-delta) == 1,
+             "x + delta");
+}
+
+void fz_bn_flip_bit(BIGNUM *x, int bit)
+{
+    FZ_CHECK((BN_is_bit_set(x, bit) ? BN_clear_bit(x, bit) : BN_set_bit(x, bit)) == 1, "bit flip");
+}
+
+void fz_bn_wrap(BIGNUM *x, int bits)
+{
+    if (BN_is_negative(x)) {
+        BIGNUM *m = BN_new();
+        FZ_CHECK(m != NULL && BN_set_bit(m, bits) == 1 && BN_add(x, x, m) == 1, "x + 2^bits");
+        BN_free(m);
+    }
+    if (BN_num_bits(x) > bits) {
+        FZ_CHECK(BN_mask_bits(x, bits) == 1, "BN_mask_bits");
+    }
+}
+
 int fz_rsa_supported(int bits)
 {
     return bits == 2048 || bits == 3072 || bits == 4096;

@@ -1,8 +1,8 @@
 /*
- * fuzz_rsa.h - what the RSA fuzz targets share: OpenSSL BIGNUMs of byte
- * strings, the documented rules of RSA key creation checked with BIGNUM
- * arithmetic, OpenSSL public keys of fuzzed (n, e), and the keys of the seed
- * corpora.
+ * fuzz_rsa.h - what the RSA fuzz targets share (the BIGNUM helpers serve
+ * fuzz_ec and fuzz_x25519 too): OpenSSL BIGNUMs of byte strings, the documented rules of RSA key
+ * creation checked with BIGNUM arithmetic, OpenSSL public keys of fuzzed (n, e), and the keys of
+ * the seed corpora.
  */
 #ifndef MBC_TESTS_FUZZ_FUZZ_RSA_H
 #define MBC_TESTS_FUZZ_FUZZ_RSA_H
@@ -26,6 +26,13 @@ BIGNUM *fz_bn(const uint8_t *p, size_t len);
 
 /* fz_bn_be: x as exactly len big-endian bytes; aborts if it does not fit. */
 void fz_bn_be(const BIGNUM *x, uint8_t *out, size_t len);
+
+/* Near-miss edits of fuzzed numbers (fuzz_ec, fuzz_x25519): fz_bn_add_delta
+ * adds delta (of either sign), fz_bn_flip_bit flips one bit, fz_bn_wrap
+ * reduces x (of either sign) mod 2^bits. */
+void fz_bn_add_delta(BIGNUM *x, int delta);
+void fz_bn_flip_bit(BIGNUM *x, int bit);
+void fz_bn_wrap(BIGNUM *x, int bits);
 
 /* fz_rsa_supported: 1 if a modulus of bits bits is one mbcrypto takes. */
 int fz_rsa_supported(int bits);
