@@ -150,6 +150,33 @@ static int eng_ctrl(ENGINE *e, int cmd, long i, void *p, void (*f)(void))
     }
 }
 
+void *mbe_cached(const struct mbe_cache *c, const void *key, int *made)
+{
+    *made = 0;
+    if (!CRYPTO_THREAD_read_lock(c->lock)) {
+        return NULL;
+    }
+    void *k = c->get(key);
+    CRYPTO_THREAD_unlock(c->lock);
+    if (k != NULL) {
+        return k;
+    }
+    void *mine = c->make(key);
+    if (mine == NULL || !CRYPTO_THREAD_write_lock(c->lock)) {
+        c->release(mine);
+        return NULL;
+    }
+    k = c->get(key);
+    if (k == NULL && c->set((void *)key, mine)) {
+        k = mine;
+        mine = NULL;
+        *made = 1;
+    }
+    CRYPTO_THREAD_unlock(c->lock);
+    c->release(mine);
+    return k;
+}
+
 static CRYPTO_ONCE setup_once = CRYPTO_ONCE_STATIC_INIT;
 static int setup_ok;
 

@@ -25,6 +25,26 @@ int mbe_ec_setup(void);
 int mbe_x25519_setup(void);
 int mbe_gcm_setup(void);
 
+/*
+ * mbe_cache: where the mbcrypto key objects of OpenSSL key objects of one
+ * type (RSA, EC_KEY) are kept: in one ex_data slot of each, every access
+ * under lock. get and set read and write that slot; make converts a key
+ * (NULL only when out of memory); release frees what make made.
+ * mbe_cached: key's objects, made at the first call (then *made is set, so
+ * the caller counts them); NULL when out of memory. Made outside the lock:
+ * a thread that raced us keeps the one it set first. The slot is not part
+ * of the key's value: setting it on a key callers hold const is what
+ * OpenSSL's own lazily made key objects (Montgomery contexts) do too.
+ */
+struct mbe_cache {
+    CRYPTO_RWLOCK *lock;
+    void *(*get)(const void *key);
+    int (*set)(void *key, void *data);
+    void *(*make)(const void *key);
+    void (*release)(void *data);
+};
+void *mbe_cached(const struct mbe_cache *c, const void *key, int *made);
+
 /* mbe_rsa_method, mbe_ec_method: the methods (after their setup). */
 const RSA_METHOD *mbe_rsa_method(void);
 const EC_KEY_METHOD *mbe_ec_method(void);

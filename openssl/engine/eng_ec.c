@@ -66,8 +66,7 @@ static struct {
 } soft;
 
 static EC_KEY_METHOD *meth;
-static int key_idx = -1;        /* the EC_KEY ex_data index of struct keys */
-static CRYPTO_RWLOCK *key_lock; /* around every access to that ex_data */
+static int key_idx = -1; /* the EC_KEY ex_data index of struct keys */
 
 static void keys_release(struct keys *k)
 {
@@ -158,46 +157,50 @@ static struct keys *convert(const EC_KEY *ec)
     return k;
 }
 
+/* The cache of struct keys (see mbe_cache). */
+static void *cache_get(const void *ec)
+{
+    return EC_KEY_get_ex_data(ec, key_idx);
+}
+
+static int cache_set(void *ec, void *k)
+{
+    return EC_KEY_set_ex_data(ec, key_idx, k);
+}
+
+static void *cache_make(const void *ec)
+{
+    return convert(ec);
+}
+
+static void cache_release(void *k)
+{
+    keys_release(k);
+}
+
+static struct mbe_cache cache = {NULL, cache_get, cache_set, cache_make, cache_release};
+
 /* keys_for: ec's keys, made at the first call; NULL when fam is not served
  * (or out of memory). */
 static const struct keys *keys_for(const EC_KEY *ec, unsigned fam)
 {
-    if ((mbo_policy() & fam) == 0 || !CRYPTO_THREAD_read_lock(key_lock)) {
-        return NULL;
-    }
-    struct keys *k = EC_KEY_get_ex_data(ec, key_idx);
-    CRYPTO_THREAD_unlock(key_lock);
-    if (k != NULL) {
-        return k;
-    }
-    /* Made outside the lock; a thread that raced us may have set its own.
-     * The cache is not part of the key's value: setting it on a const key
-     * is what OpenSSL's own lazily made key objects do too. */
-    struct keys *made = convert(ec);
-    if (made == NULL || !CRYPTO_THREAD_write_lock(key_lock)) {
-        keys_release(made);
-        return NULL;
-    }
-    k = EC_KEY_get_ex_data(ec, key_idx);
-    if (k == NULL && EC_KEY_set_ex_data((EC_KEY *)ec, key_idx, made)) {
-        k = made;
-        made = NULL;
+    int made;
+    const struct keys *k = (mbo_policy() & fam) != 0 ? mbe_cached(&cache, ec, &made) : NULL;
+    if (k != NULL && made) {
         mbo_count(k->refused ? MBO_CTR_EC_REFUSED : MBO_CTR_EC_KEYS, 1);
     }
-    CRYPTO_THREAD_unlock(key_lock);
-    keys_release(made);
     return k;
 }
 
 /* drop: forgets ec's keys (its value is about to change). 1 on success. */
 static int drop(EC_KEY *ec)
 {
-    if (!CRYPTO_THREAD_write_lock(key_lock)) {
+    if (!CRYPTO_THREAD_write_lock(cache.lock)) {
         return 0;
     }
     struct keys *k = EC_KEY_get_ex_data(ec, key_idx);
     const int ok = k == NULL || EC_KEY_set_ex_data(ec, key_idx, NULL);
-    CRYPTO_THREAD_unlock(key_lock);
+    CRYPTO_THREAD_unlock(cache.lock);
     if (ok) {
         keys_release(k);
     }
@@ -315,10 +318,10 @@ static int compute_key(unsigned char **psec, size_t *pseclen, const EC_POINT *pe
 int mbe_ec_setup(void)
 {
     const EC_KEY_METHOD *def = EC_KEY_OpenSSL();
-    key_lock = CRYPTO_THREAD_lock_new();
+    cache.lock = CRYPTO_THREAD_lock_new();
     key_idx = EC_KEY_get_ex_new_index(0, NULL, NULL, keys_dup, keys_free);
     meth = def != NULL ? EC_KEY_METHOD_new(def) : NULL;
-    if (meth == NULL || key_lock == NULL || key_idx < 0) {
+    if (meth == NULL || cache.lock == NULL || key_idx < 0) {
         return 0;
     }
     int (*init)(EC_KEY *);
