@@ -14,8 +14,18 @@
  * a forked child works. AES-128/192/256-GCM: the ENGINE's ciphers against
  * the default provider's (AEAD in pieces, long IVs, short tags, libssl's
  * TLS 1.2 record mode and its IV controls, copies), bad input refused, the
- * built-in cipher when AES-GCM is not served. The counters (the
- * GET_COUNTERS command) show what mbcrypto ran.
+ * built-in cipher when AES-GCM is not served. ECDSA and ECDH on P-256 and
+ * P-384 (the EC_KEY_METHOD, through EVP and through the EC_KEY API): each
+ * side's signatures verify on the other, digests of every length truncated
+ * alike, shared secrets equal OpenSSL's; forged signatures, r or s out of
+ * range and bad peer points are refused as OpenSSL refuses them (a point off
+ * the curve with an error where OpenSSL would compute a secret); P-521,
+ * precomputed nonces and "SERVE rsa" run on OpenSSL's method; a key's
+ * cached objects follow it when it is regenerated or set; ASYNC jobs pause
+ * and batch. X25519 (the EVP_PKEY_METHOD): shared secrets equal the
+ * default provider's, for its keys, keys the method generates and a peer
+ * made as libssl 3.0 makes one; low-order peers fail; ASYNC jobs batch.
+ * The counters (the GET_COUNTERS command) show what mbcrypto ran.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -25,6 +35,7 @@
 
 #include <openssl/async.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/engine.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -45,6 +56,13 @@ static RSA *soft_rsa[NUM_SIZES];      /* legacy RSA objects, software method */
 static RSA *eng_rsa[NUM_SIZES];       /* the same, the ENGINE's method */
 
 #define MAX_K 512
+
+#define NUM_CURVES 3 /* P-256, P-384 (served), P-521 (not) */
+static const char *const curves[NUM_CURVES] = {"P-256", "P-384", "P-521"};
+static EVP_PKEY *soft_ec[NUM_CURVES]; /* made before the ENGINE was the default */
+static EVP_PKEY *eng_ec[NUM_CURVES];  /* the same keys loaded again: the ENGINE's */
+static EVP_PKEY *peer_ec[NUM_CURVES]; /* other keys, OpenSSL's method */
+#define MAX_DER 160                   /* a DER ECDSA signature on P-521 */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -77,14 +95,14 @@ static void errors(char *buf, size_t len)
 }
 
 /* reload: key read back from its DER: made now, it gets the default RSA
- * method of this moment. */
+ * or EC method of this moment. */
 static EVP_PKEY *reload(EVP_PKEY *key)
 {
     unsigned char *der = NULL;
     const int len = i2d_PrivateKey(key, &der);
     assert_true(len > 0);
     const unsigned char *p = der;
-    EVP_PKEY *k = d2i_PrivateKey(EVP_PKEY_RSA, NULL, &p, len);
+    EVP_PKEY *k = d2i_PrivateKey(EVP_PKEY_get_base_id(key), NULL, &p, len);
     OPENSSL_clear_free(der, (size_t)len);
     assert_non_null(k);
     return k;
@@ -133,9 +151,16 @@ static int group_setup(void **state)
             return -1;
         }
     }
+    for (int i = 0; i < NUM_CURVES; i++) {
+        soft_ec[i] = EVP_PKEY_Q_keygen(NULL, NULL, "EC", curves[i]);
+        peer_ec[i] = EVP_PKEY_Q_keygen(NULL, NULL, "EC", curves[i]);
+        if (soft_ec[i] == NULL || peer_ec[i] == NULL) {
+            return -1;
+        }
+    }
     eng = ENGINE_by_id("mbcrypto");
     if (eng == NULL || !ENGINE_ctrl_cmd_string(eng, "SERVE", "all", 0) || !ENGINE_init(eng) ||
-        !ENGINE_set_default_RSA(eng)) {
+        !ENGINE_set_default_RSA(eng) || !ENGINE_set_default_EC(eng)) {
         ERR_print_errors_fp(stderr);
         return -1;
     }
@@ -143,6 +168,9 @@ static int group_setup(void **state)
         eng_key[i] = reload(soft_key[i]);
         soft_rsa[i] = legacy(soft_key[i], NULL, 1);
         eng_rsa[i] = legacy(soft_key[i], eng, 1);
+    }
+    for (int i = 0; i < NUM_CURVES; i++) {
+        eng_ec[i] = reload(soft_ec[i]);
     }
     return 0;
 }
@@ -156,9 +184,16 @@ static int group_teardown(void **state)
         RSA_free(soft_rsa[i]);
         RSA_free(eng_rsa[i]);
     }
+    for (int i = 0; i < NUM_CURVES; i++) {
+        EVP_PKEY_free(soft_ec[i]);
+        EVP_PKEY_free(eng_ec[i]);
+        EVP_PKEY_free(peer_ec[i]);
+    }
     /* ENGINE_unregister_RSA also takes it out of the default RSA table
-     * (ENGINE_set_default_RSA(NULL) would dereference NULL). */
+     * (ENGINE_set_default_RSA(NULL) would dereference NULL); the same for
+     * EC. */
     ENGINE_unregister_RSA(eng);
+    ENGINE_unregister_EC(eng);
     ENGINE_finish(eng);
     ENGINE_free(eng);
     return 0;
@@ -172,19 +207,20 @@ static void test_commands(void **state)
     char errs[256];
     assert_string_equal(ENGINE_get_id(eng), "mbcrypto");
     assert_ptr_equal(ENGINE_get_RSA(eng), RSA_get_method(eng_rsa[0]));
+    assert_non_null(ENGINE_get_EC(eng));
     const char *names[] = {"SERVE", "MAX_WAIT_US", "PRINT_COUNTERS", "GET_COUNTERS"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         assert_true(ENGINE_ctrl(eng, ENGINE_CTRL_GET_CMD_FROM_NAME, 0, (void *)names[i], NULL) >=
                     ENGINE_CMD_BASE);
     }
     /* Bad values are refused with ENGINE_R_INVALID_ARGUMENT. */
-    const char *bad[][2] = {{"SERVE", "ecdsa"},    {"SERVE", "rsa,"},         {"SERVE", ""},
+    const char *bad[][2] = {{"SERVE", "dsa"},      {"SERVE", "rsa,"},         {"SERVE", ""},
                             {"MAX_WAIT_US", "-1"}, {"MAX_WAIT_US", "100001"}, {"MAX_WAIT_US", "x"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(ENGINE_ctrl_cmd_string(eng, bad[i][0], bad[i][1], 0), 0);
         ERR_clear_error();
     }
-    assert_int_equal(ENGINE_ctrl_cmd_string(eng, "SERVE", "ecdsa", 0), 0);
+    assert_int_equal(ENGINE_ctrl_cmd_string(eng, "SERVE", "x25519,dsa", 0), 0);
     errors(errs, sizeof(errs));
     char want[32];
     snprintf(want, sizeof(want), "%d:%d ", ERR_LIB_ENGINE, ENGINE_R_INVALID_ARGUMENT);
@@ -192,7 +228,7 @@ static void test_commands(void **state)
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "MAX_WAIT_US", "250", 0), 1);
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "MAX_WAIT_US", "0", 0), 1);
     assert_int_equal(ENGINE_ctrl_cmd_string(eng, "PRINT_COUNTERS", NULL, 0), 1);
-    serve("rsa,aes-gcm");
+    serve("rsa,ecdsa,ecdh,x25519,aes-gcm");
     /* GET_COUNTERS fills at most what it is given. */
     const int cmd =
         ENGINE_ctrl(eng, ENGINE_CTRL_GET_CMD_FROM_NAME, 0, (void *)"GET_COUNTERS", NULL);
@@ -509,24 +545,24 @@ static int sign_raw(void *arg)
     return 0;
 }
 
-/* run_jobs: n requests in ASYNC jobs, as an event loop runs them: all
- * started, then resumed in turn until done. */
-static void run_jobs(struct req *r, int n)
+/* run_jobs_of: fn(&arg[j]) for n requests in ASYNC jobs, as an event loop
+ * runs them: all started, then resumed in turn until done. */
+static void run_jobs_of(int (*fn)(void *), void *const *arg, int n)
 {
     ASYNC_JOB *job[8] = {NULL};
     ASYNC_WAIT_CTX *ctx[8];
     int status[8], ret;
     for (int j = 0; j < n; j++) {
         ctx[j] = ASYNC_WAIT_CTX_new();
-        struct req *rp = &r[j];
-        status[j] = ASYNC_start_job(&job[j], ctx[j], &ret, sign_raw, &rp, sizeof(rp));
+        void *a = arg[j];
+        status[j] = ASYNC_start_job(&job[j], ctx[j], &ret, fn, &a, sizeof(a));
         assert_true(status[j] == ASYNC_PAUSE || status[j] == ASYNC_FINISH);
     }
     for (int busy = 1; busy;) {
         busy = 0;
         for (int j = 0; j < n; j++) {
             if (status[j] == ASYNC_PAUSE) {
-                status[j] = ASYNC_start_job(&job[j], ctx[j], &ret, sign_raw, NULL, 0);
+                status[j] = ASYNC_start_job(&job[j], ctx[j], &ret, fn, NULL, 0);
                 assert_true(status[j] == ASYNC_PAUSE || status[j] == ASYNC_FINISH);
                 busy |= status[j] == ASYNC_PAUSE;
             }
@@ -535,6 +571,16 @@ static void run_jobs(struct req *r, int n)
     for (int j = 0; j < n; j++) {
         ASYNC_WAIT_CTX_free(ctx[j]);
     }
+}
+
+/* run_jobs: n raw RSA private operations (sign_raw) in ASYNC jobs. */
+static void run_jobs(struct req *r, int n)
+{
+    void *arg[8];
+    for (int j = 0; j < n; j++) {
+        arg[j] = &r[j];
+    }
+    run_jobs_of(sign_raw, arg, n);
 }
 
 /* Inside ASYNC jobs the RSA_METHOD pauses and batches: a lone request, then
@@ -910,6 +956,485 @@ static void test_gcm_not_served(void **state)
     assert_ptr_not_equal(ENGINE_get_cipher(eng, NID_aes_128_gcm), EVP_aes_128_gcm());
 }
 
+/* --------------------------------------------------------------- ECDSA, ECDH */
+
+/* ec_sign: key's DER signature of the digest dgst (EVP_PKEY_sign). */
+static size_t ec_sign(EVP_PKEY *key, uint8_t *sig, const uint8_t *dgst, size_t dlen)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    size_t len = MAX_DER;
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_sign_init(c), 1);
+    assert_int_equal(EVP_PKEY_sign(c, sig, &len, dgst, dlen), 1);
+    EVP_PKEY_CTX_free(c);
+    return len;
+}
+
+/* ec_verify: EVP_PKEY_verify's verdict; its errors are left queued. */
+static int ec_verify(EVP_PKEY *key, const uint8_t *sig, size_t len, const uint8_t *dgst,
+                     size_t dlen)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_verify_init(c), 1);
+    const int r = EVP_PKEY_verify(c, sig, len, dgst, dlen);
+    EVP_PKEY_CTX_free(c);
+    return r;
+}
+
+/* ec_derive: the shared secret of key and peer (EVP_PKEY_derive); its
+ * length, or 0 (errors queued). */
+static size_t ec_derive(EVP_PKEY *key, EVP_PKEY *peer, uint8_t *out)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    size_t len = 66;
+    assert_non_null(c);
+    const int ok = EVP_PKEY_derive_init(c) == 1 && EVP_PKEY_derive_set_peer(c, peer) == 1 &&
+                   EVP_PKEY_derive(c, out, &len) == 1;
+    EVP_PKEY_CTX_free(c);
+    return ok ? len : 0;
+}
+
+/* both_verify: the verdicts of the ENGINE's key and the software one on
+ * sig, with equal error queues; returns the verdict. */
+static int both_verify(int i, const uint8_t *sig, size_t len, const uint8_t *dgst, size_t dlen)
+{
+    char e1[512], e2[512];
+    ERR_clear_error();
+    const int r1 = ec_verify(eng_ec[i], sig, len, dgst, dlen);
+    errors(e1, sizeof(e1));
+    const int r2 = ec_verify(soft_ec[i], sig, len, dgst, dlen);
+    errors(e2, sizeof(e2));
+    assert_int_equal(r1, r2);
+    assert_string_equal(e1, e2);
+    return r1;
+}
+
+/* with_r: sig (DER) with r replaced by v. */
+static size_t with_r(const uint8_t *sig, size_t len, const BIGNUM *v, uint8_t *out)
+{
+    const unsigned char *p = sig;
+    ECDSA_SIG *s = d2i_ECDSA_SIG(NULL, &p, (long)len);
+    assert_non_null(s);
+    const BIGNUM *r0, *s0;
+    ECDSA_SIG_get0(s, &r0, &s0);
+    assert_int_equal(ECDSA_SIG_set0(s, BN_dup(v), BN_dup(s0)), 1);
+    unsigned char *q = out;
+    const int n = i2d_ECDSA_SIG(s, &q);
+    ECDSA_SIG_free(s);
+    assert_true(n > 0);
+    return (size_t)n;
+}
+
+/* ECDSA through EVP: signatures of digests of every length (shorter and
+ * longer than the order, truncated alike) verify on the other side and are
+ * counted for P-256 and P-384; P-521 is refused once and runs on OpenSSL's
+ * method. Forged signatures, r = 0, r = n and malformed DER fail on both
+ * with the same errors. */
+static void test_ecdsa(void **state)
+{
+    (void)state;
+    const size_t dlens[] = {0, 1, 20, 32, 48, 64, 100};
+    for (int i = 0; i < NUM_CURVES; i++) {
+        const uint64_t signs = ctr(MBO_CTR_ECDSA_SIGN), verifies = ctr(MBO_CTR_ECDSA_VERIFY);
+        const uint64_t refused = ctr(MBO_CTR_EC_REFUSED);
+        const size_t nd = sizeof(dlens) / sizeof(dlens[0]);
+        for (size_t d = 0; d < nd; d++) {
+            uint8_t dgst[100], ours[MAX_DER], theirs[MAX_DER];
+            mbt_rand_bytes(dgst, sizeof(dgst));
+            const size_t l1 = ec_sign(eng_ec[i], ours, dgst, dlens[d]);
+            const size_t l2 = ec_sign(soft_ec[i], theirs, dgst, dlens[d]);
+            assert_int_equal(ec_verify(soft_ec[i], ours, l1, dgst, dlens[d]), 1);
+            assert_int_equal(ec_verify(eng_ec[i], theirs, l2, dgst, dlens[d]), 1);
+            /* A digest differing in its last used byte; a bit of s. */
+            if (dlens[d] > 0) {
+                dgst[(dlens[d] < 32 ? dlens[d] : 32) - 1] ^= 1;
+                assert_int_equal(both_verify(i, ours, l1, dgst, dlens[d]), 0);
+                dgst[(dlens[d] < 32 ? dlens[d] : 32) - 1] ^= 1;
+            }
+            ours[l1 - 3] ^= 0x20;
+            assert_int_equal(both_verify(i, ours, l1, dgst, dlens[d]), 0);
+        }
+        const uint64_t served = i < 2 ? nd : 0;
+        assert_int_equal(ctr(MBO_CTR_ECDSA_SIGN), signs + served);
+        assert_int_equal(ctr(MBO_CTR_ECDSA_VERIFY), verifies + 3 * served - (i < 2));
+        assert_int_equal(ctr(MBO_CTR_EC_REFUSED), refused + (i == 2));
+        /* r = 0 and r = n (outside [1, n-1]), truncated DER. */
+        uint8_t dgst[32], sig[MAX_DER], bad[MAX_DER];
+        mbt_rand_bytes(dgst, sizeof(dgst));
+        const size_t len = ec_sign(eng_ec[i], sig, dgst, sizeof(dgst));
+        BIGNUM *n = NULL, *zero = BN_new();
+        assert_int_equal(EVP_PKEY_get_bn_param(soft_ec[i], OSSL_PKEY_PARAM_EC_ORDER, &n), 1);
+        BN_zero(zero);
+        assert_int_equal(both_verify(i, bad, with_r(sig, len, zero, bad), dgst, 32), 0);
+        assert_int_equal(both_verify(i, bad, with_r(sig, len, n, bad), dgst, 32), 0);
+        assert_true(both_verify(i, sig, len - 1, dgst, 32) <= 0);
+        BN_free(n);
+        BN_free(zero);
+    }
+}
+
+/* ECDH through EVP: the ENGINE's key and the software one derive the same
+ * secret with a peer, counted for P-256 and P-384. */
+static void test_ecdh(void **state)
+{
+    (void)state;
+    for (int i = 0; i < NUM_CURVES; i++) {
+        const uint64_t ecdh = ctr(MBO_CTR_ECDH);
+        for (int rep = 0; rep < 2; rep++) {
+            uint8_t ours[66], theirs[66], back[66];
+            const size_t len = ec_derive(eng_ec[i], peer_ec[i], ours);
+            assert_true(len > 0);
+            assert_int_equal(ec_derive(soft_ec[i], peer_ec[i], theirs), len);
+            assert_memory_equal(ours, theirs, len);
+            assert_int_equal(ec_derive(peer_ec[i], eng_ec[i], back), len);
+            assert_memory_equal(back, ours, len);
+        }
+        assert_int_equal(ctr(MBO_CTR_ECDH), ecdh + (i < 2 ? 2 : 0));
+    }
+}
+
+/* soft_copy: ec with OpenSSL's own method (the same key values). */
+static EC_KEY *soft_copy(const EC_KEY *ec)
+{
+    EC_KEY *c = EC_KEY_dup(ec);
+    assert_non_null(c);
+    assert_int_equal(EC_KEY_set_method(c, EC_KEY_OpenSSL()), 1);
+    return c;
+}
+
+/* ECDH_compute_key of key and peer; the secret's length or <= 0, errors
+ * queued. */
+static int compute(const EC_KEY *key, const EC_POINT *peer, uint8_t *out)
+{
+    return ECDH_compute_key(out, 66, peer, key, NULL);
+}
+
+/* The EC_KEY API: new keys get the ENGINE's method; ECDSA_sign,
+ * ECDSA_do_sign and their checks cross-verify with OpenSSL's method;
+ * precomputed (kinv, r) run on OpenSSL's; regenerating or setting a key
+ * replaces its cached objects (signatures then verify under the new key
+ * only); ECDH_compute_key equals OpenSSL's, and refuses points at infinity,
+ * of another curve (as OpenSSL does) and off the curve. */
+static void test_ec_key_api(void **state)
+{
+    (void)state;
+    EC_KEY *ek = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    assert_non_null(ek);
+    assert_ptr_equal(EC_KEY_get_method(ek), ENGINE_get_EC(eng));
+    assert_int_equal(EC_KEY_generate_key(ek), 1);
+    EC_KEY *sw = soft_copy(ek);
+    uint8_t dgst[32], sig[MAX_DER];
+    unsigned int len = sizeof(sig);
+    mbt_rand_bytes(dgst, sizeof(dgst));
+    const uint64_t signs = ctr(MBO_CTR_ECDSA_SIGN), verifies = ctr(MBO_CTR_ECDSA_VERIFY);
+    assert_int_equal(ECDSA_sign(0, dgst, 32, sig, &len, ek), 1);
+    assert_int_equal(ECDSA_verify(0, dgst, 32, sig, (int)len, sw), 1);
+    ECDSA_SIG *s = ECDSA_do_sign(dgst, 32, sw);
+    assert_non_null(s);
+    assert_int_equal(ECDSA_do_verify(dgst, 32, s, ek), 1);
+    ECDSA_SIG_free(s);
+    assert_int_equal(ctr(MBO_CTR_ECDSA_SIGN), signs + 1);
+    assert_int_equal(ctr(MBO_CTR_ECDSA_VERIFY), verifies + 1);
+    /* Precomputed nonce: OpenSSL's signing. */
+    BIGNUM *kinv = NULL, *rp = NULL;
+    assert_int_equal(ECDSA_sign_setup(ek, NULL, &kinv, &rp), 1);
+    len = sizeof(sig);
+    assert_int_equal(ECDSA_sign_ex(0, dgst, 32, sig, &len, kinv, rp, ek), 1);
+    assert_int_equal(ECDSA_verify(0, dgst, 32, sig, (int)len, sw), 1);
+    assert_int_equal(ctr(MBO_CTR_ECDSA_SIGN), signs + 1);
+    BN_clear_free(kinv);
+    BN_free(rp);
+    /* A new key in the same object: signatures follow it. */
+    const uint64_t keys = ctr(MBO_CTR_EC_KEYS);
+    assert_int_equal(EC_KEY_generate_key(ek), 1);
+    len = sizeof(sig);
+    assert_int_equal(ECDSA_sign(0, dgst, 32, sig, &len, ek), 1);
+    assert_int_equal(ECDSA_verify(0, dgst, 32, sig, (int)len, sw), 0);
+    EC_KEY *sw2 = soft_copy(ek);
+    assert_int_equal(ECDSA_verify(0, dgst, 32, sig, (int)len, sw2), 1);
+    /* The old key's values set again. */
+    assert_int_equal(EC_KEY_set_private_key(ek, EC_KEY_get0_private_key(sw)), 1);
+    assert_int_equal(EC_KEY_set_public_key(ek, EC_KEY_get0_public_key(sw)), 1);
+    len = sizeof(sig);
+    assert_int_equal(ECDSA_sign(0, dgst, 32, sig, &len, ek), 1);
+    assert_int_equal(ECDSA_verify(0, dgst, 32, sig, (int)len, sw), 1);
+    assert_int_equal(ctr(MBO_CTR_EC_KEYS), keys + 2);
+    /* ECDH: equal secrets; bad points. */
+    const EC_GROUP *g = EC_KEY_get0_group(ek);
+    const uint64_t ecdh = ctr(MBO_CTR_ECDH);
+    uint8_t ours[66], theirs[66];
+    assert_int_equal(compute(ek, EC_KEY_get0_public_key(sw2), ours), 32);
+    assert_int_equal(compute(sw, EC_KEY_get0_public_key(sw2), theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_ECDH), ecdh + 1);
+    EC_POINT *inf = EC_POINT_new(g);
+    assert_int_equal(EC_POINT_set_to_infinity(g, inf), 1);
+    EC_GROUP *g384 = EC_GROUP_new_by_curve_name(NID_secp384r1);
+    EC_POINT *other = EC_POINT_dup(EC_GROUP_get0_generator(g384), g384);
+    const EC_POINT *bad[2] = {inf, other};
+    for (int b = 0; b < 2; b++) {
+        char e1[512], e2[512];
+        ERR_clear_error();
+        assert_true(compute(ek, bad[b], ours) <= 0);
+        errors(e1, sizeof(e1));
+        assert_true(compute(sw, bad[b], theirs) <= 0);
+        errors(e2, sizeof(e2));
+        assert_string_equal(e1, e2);
+    }
+    /* Off the curve: (x, y + 1) of a point, set without OpenSSL's check. */
+    BIGNUM *x = BN_new(), *y = BN_new();
+    EC_POINT *off = EC_POINT_new(g);
+    assert_int_equal(EC_POINT_get_affine_coordinates(g, EC_KEY_get0_public_key(sw2), x, y, NULL),
+                     1);
+    assert_int_equal(BN_add_word(y, 1), 1);
+    assert_int_equal(EC_POINT_set_Jprojective_coordinates_GFp(g, off, x, y, BN_value_one(), NULL),
+                     1);
+    assert_int_equal(EC_POINT_is_on_curve(g, off, NULL), 0);
+    char e1[512], want[32];
+    ERR_clear_error();
+    assert_true(compute(ek, off, ours) <= 0);
+    errors(e1, sizeof(e1));
+    snprintf(want, sizeof(want), "%d:%d ", ERR_LIB_EC, EC_R_POINT_IS_NOT_ON_CURVE);
+    assert_string_equal(e1, want);
+    assert_int_equal(ctr(MBO_CTR_ECDH), ecdh + 2);
+    BN_free(x);
+    BN_free(y);
+    EC_POINT_free(off);
+    EC_POINT_free(inf);
+    EC_POINT_free(other);
+    EC_GROUP_free(g384);
+    EC_KEY_free(sw);
+    EC_KEY_free(sw2);
+    EC_KEY_free(ek);
+}
+
+/* One EC request of an ASYNC job: a signature or a shared secret. */
+struct ec_req {
+    int i;      /* the curve */
+    int derive; /* ECDH, else ECDSA */
+    uint8_t dgst[32];
+    uint8_t out[MAX_DER];
+    size_t len;
+};
+
+static int ec_job(void *arg)
+{
+    struct ec_req *r = *(struct ec_req **)arg;
+    r->len = r->derive ? ec_derive(eng_ec[r->i], peer_ec[r->i], r->out)
+                       : ec_sign(eng_ec[r->i], r->out, r->dgst, sizeof(r->dgst));
+    return 0;
+}
+
+/* Inside ASYNC jobs ECDSA and ECDH pause and batch (8 of a curve fill a
+ * batch); the results verify, the secrets equal OpenSSL's. */
+static void test_ec_async(void **state)
+{
+    (void)state;
+    for (int derive = 0; derive < 2; derive++) {
+        struct ec_req r[8];
+        void *arg[8];
+        const uint64_t pauses = ctr(MBO_CTR_ASYNC_PAUSES), batched = ctr(MBO_CTR_BATCHED);
+        const uint64_t ops = ctr(derive ? MBO_CTR_ECDH : MBO_CTR_ECDSA_SIGN);
+        for (int j = 0; j < 8; j++) {
+            r[j].i = j < 6 ? 0 : 1; /* 6 on P-256 (a partial batch), 2 on P-384 */
+            r[j].derive = derive;
+            mbt_rand_bytes(r[j].dgst, sizeof(r[j].dgst));
+            arg[j] = &r[j];
+        }
+        run_jobs_of(ec_job, arg, 8);
+        for (int j = 0; j < 8; j++) {
+            if (derive) {
+                uint8_t want[66];
+                assert_int_equal(ec_derive(soft_ec[r[j].i], peer_ec[r[j].i], want), r[j].len);
+                assert_memory_equal(r[j].out, want, r[j].len);
+            } else {
+                assert_int_equal(ec_verify(soft_ec[r[j].i], r[j].out, r[j].len, r[j].dgst, 32), 1);
+            }
+        }
+        assert_int_equal(ctr(derive ? MBO_CTR_ECDH : MBO_CTR_ECDSA_SIGN), ops + 8);
+        assert_true(ctr(MBO_CTR_ASYNC_PAUSES) > pauses);
+        assert_true(ctr(MBO_CTR_BATCHED) >= batched + 6);
+    }
+}
+
+/* ECDSA and ECDH not served: OpenSSL's method, nothing counted, results
+ * still right. */
+static void test_ec_not_served(void **state)
+{
+    (void)state;
+    serve("rsa,aes-gcm");
+    const uint64_t signs = ctr(MBO_CTR_ECDSA_SIGN), ecdh = ctr(MBO_CTR_ECDH);
+    uint8_t dgst[32], sig[MAX_DER], ours[66], theirs[66];
+    mbt_rand_bytes(dgst, sizeof(dgst));
+    const size_t len = ec_sign(eng_ec[0], sig, dgst, 32);
+    assert_int_equal(ec_verify(soft_ec[0], sig, len, dgst, 32), 1);
+    assert_int_equal(ec_derive(eng_ec[1], peer_ec[1], ours), 48);
+    assert_int_equal(ec_derive(soft_ec[1], peer_ec[1], theirs), 48);
+    assert_memory_equal(ours, theirs, 48);
+    assert_int_equal(ctr(MBO_CTR_ECDSA_SIGN), signs);
+    assert_int_equal(ctr(MBO_CTR_ECDH), ecdh);
+    serve("ecdh");
+    assert_int_equal(ec_derive(eng_ec[1], peer_ec[1], ours), 48);
+    assert_int_equal(ctr(MBO_CTR_ECDH), ecdh + 1);
+    ec_sign(eng_ec[0], sig, dgst, 32);
+    assert_int_equal(ctr(MBO_CTR_ECDSA_SIGN), signs);
+    serve("all");
+}
+
+/* ------------------------------------------------------------------ X25519 */
+
+/* x_derive: the X25519 secret of key and peer through impl's method (eng,
+ * or NULL: the default provider); 32, or 0 (errors queued). */
+static size_t x_derive(ENGINE *impl, EVP_PKEY *key, EVP_PKEY *peer, uint8_t out[32])
+{
+    EVP_PKEY_CTX *c =
+        impl != NULL ? EVP_PKEY_CTX_new(key, impl) : EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    size_t len = 0;
+    assert_non_null(c);
+    int ok = EVP_PKEY_derive_init(c) == 1 && EVP_PKEY_derive_set_peer(c, peer) == 1 &&
+             EVP_PKEY_derive(c, NULL, &len) == 1 && len == 32;
+    ok = ok && EVP_PKEY_derive(c, out, &len) == 1;
+    EVP_PKEY_CTX_free(c);
+    return ok ? len : 0;
+}
+
+/* x_raw_pub: an X25519 public key of the 32 bytes u (the default
+ * provider's). */
+static EVP_PKEY *x_raw_pub(const uint8_t u[32])
+{
+    EVP_PKEY *k = EVP_PKEY_new_raw_public_key_ex(NULL, "X25519", NULL, u, 32);
+    assert_non_null(k);
+    return k;
+}
+
+/* X25519: the selector gives the method for X25519 only; shared secrets
+ * of the default provider's keys, of keys the method generated and of a
+ * peer made as libssl 3.0 makes a key share's (paramgen, then the encoded
+ * point) equal the default provider's and are counted; a low-order peer
+ * fails on both, with no secret; a buffer too short is refused. */
+static void test_x25519(void **state)
+{
+    (void)state;
+    EVP_PKEY_METHOD *pm = NULL;
+    assert_non_null(ENGINE_get_pkey_meth(eng, EVP_PKEY_X25519));
+    const int *nids;
+    assert_int_equal(ENGINE_get_pkey_meths(eng)(eng, NULL, &nids, 0), 1);
+    assert_int_equal(nids[0], EVP_PKEY_X25519);
+    assert_int_equal(ENGINE_get_pkey_meths(eng)(eng, &pm, NULL, EVP_PKEY_ED25519), 0);
+    assert_null(pm);
+    EVP_PKEY *a = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    EVP_PKEY *b = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    assert_non_null(a);
+    assert_non_null(b);
+    uint8_t ours[32], theirs[32];
+    const uint64_t derives = ctr(MBO_CTR_X25519_DERIVE);
+    assert_int_equal(x_derive(eng, a, b, ours), 32);
+    assert_int_equal(x_derive(NULL, b, a, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 1);
+    /* A key generated through the method (OpenSSL's generation). */
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, eng);
+    EVP_PKEY *g = NULL;
+    assert_int_equal(EVP_PKEY_keygen_init(c), 1);
+    assert_int_equal(EVP_PKEY_keygen(c, &g), 1);
+    EVP_PKEY_CTX_free(c);
+    assert_int_equal(x_derive(eng, g, a, ours), 32);
+    assert_int_equal(x_derive(NULL, a, g, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    /* libssl 3.0's peer key: paramgen, then the encoded public key. */
+    c = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, eng);
+    EVP_PKEY *p = NULL;
+    uint8_t u[32];
+    size_t ul = sizeof(u);
+    assert_int_equal(EVP_PKEY_paramgen_init(c), 1);
+    assert_int_equal(EVP_PKEY_paramgen(c, &p), 1);
+    EVP_PKEY_CTX_free(c);
+    assert_int_equal(EVP_PKEY_get_raw_public_key(b, u, &ul), 1);
+    assert_int_equal(EVP_PKEY_set1_encoded_public_key(p, u, 32), 1);
+    assert_int_equal(x_derive(eng, g, p, ours), 32);
+    assert_int_equal(x_derive(NULL, b, g, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 3);
+    /* Low-order peers (u = 0, u = 1): no secret on either side. */
+    for (int v = 0; v < 2; v++) {
+        uint8_t lo[32] = {(uint8_t)v}, out[32];
+        EVP_PKEY *bad = x_raw_pub(lo);
+        memset(out, 0x55, sizeof(out));
+        assert_int_equal(x_derive(eng, a, bad, out), 0);
+        const uint8_t zero[32] = {0};
+        assert_memory_equal(out, zero, 32);
+        assert_int_equal(x_derive(NULL, a, bad, out), 0);
+        EVP_PKEY_free(bad);
+        ERR_clear_error();
+    }
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 5);
+    /* A buffer too short. */
+    c = EVP_PKEY_CTX_new(a, eng);
+    size_t len = 31;
+    assert_int_equal(EVP_PKEY_derive_init(c), 1);
+    assert_int_equal(EVP_PKEY_derive_set_peer(c, b), 1);
+    assert_true(EVP_PKEY_derive(c, ours, &len) <= 0);
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    /* Not served: OpenSSL's derive, the same secret, nothing counted. */
+    serve("rsa");
+    assert_int_equal(x_derive(eng, a, b, ours), 32);
+    assert_int_equal(x_derive(NULL, a, b, theirs), 32);
+    assert_memory_equal(ours, theirs, 32);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 5);
+    serve("all");
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(b);
+    EVP_PKEY_free(g);
+    EVP_PKEY_free(p);
+}
+
+/* One X25519 derive of an ASYNC job. */
+struct x_req {
+    EVP_PKEY *key, *peer;
+    uint8_t out[32];
+    size_t len;
+};
+
+static int x_job(void *arg)
+{
+    struct x_req *r = *(struct x_req **)arg;
+    r->len = x_derive(eng, r->key, r->peer, r->out);
+    return 0;
+}
+
+/* Inside ASYNC jobs X25519 derives pause and batch: eight fill a batch;
+ * the secrets equal the default provider's. */
+static void test_x25519_async(void **state)
+{
+    (void)state;
+    struct x_req r[8];
+    void *arg[8];
+    EVP_PKEY *peer = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+    assert_non_null(peer);
+    const uint64_t pauses = ctr(MBO_CTR_ASYNC_PAUSES), batched = ctr(MBO_CTR_BATCHED);
+    const uint64_t derives = ctr(MBO_CTR_X25519_DERIVE);
+    for (int j = 0; j < 8; j++) {
+        r[j].key = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+        assert_non_null(r[j].key);
+        r[j].peer = peer;
+        arg[j] = &r[j];
+    }
+    run_jobs_of(x_job, arg, 8);
+    for (int j = 0; j < 8; j++) {
+        uint8_t want[32];
+        assert_int_equal(r[j].len, 32);
+        assert_int_equal(x_derive(NULL, peer, r[j].key, want), 32);
+        assert_memory_equal(r[j].out, want, 32);
+        EVP_PKEY_free(r[j].key);
+    }
+    EVP_PKEY_free(peer);
+    assert_int_equal(ctr(MBO_CTR_X25519_DERIVE), derives + 8);
+    assert_true(ctr(MBO_CTR_ASYNC_PAUSES) > pauses);
+    assert_true(ctr(MBO_CTR_BATCHED) >= batched + 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -920,6 +1445,10 @@ int main(void)
         cmocka_unit_test(test_fork),           cmocka_unit_test(test_gcm_aead),
         cmocka_unit_test(test_gcm_tls),        cmocka_unit_test(test_gcm_iv_controls),
         cmocka_unit_test(test_gcm_bad_input),  cmocka_unit_test(test_gcm_not_served),
+        cmocka_unit_test(test_ecdsa),          cmocka_unit_test(test_ecdh),
+        cmocka_unit_test(test_ec_key_api),     cmocka_unit_test(test_ec_async),
+        cmocka_unit_test(test_ec_not_served),  cmocka_unit_test(test_x25519),
+        cmocka_unit_test(test_x25519_async),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

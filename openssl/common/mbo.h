@@ -54,8 +54,8 @@ enum mbo_family {
 
 /*
  * mbo_offered: the families the module linking this layer implements (each
- * module, and each test program, defines it: the provider all of them, the
- * ENGINE RSA and AES-GCM). The policy never goes beyond it: "all" means
+ * module, and each test program, defines it: the provider and the ENGINE
+ * all of them). The policy never goes beyond it: "all" means
  * these, and naming another family is an error.
  */
 extern const unsigned mbo_offered;

@@ -45,8 +45,7 @@ struct keys {
 
 static const RSA_METHOD *soft; /* RSA_PKCS1_OpenSSL() */
 static RSA_METHOD *meth;
-static int key_idx = -1;        /* the RSA ex_data index of struct keys */
-static CRYPTO_RWLOCK *key_lock; /* around every access to that ex_data */
+static int key_idx = -1; /* the RSA ex_data index of struct keys */
 
 static void keys_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
 {
@@ -105,32 +104,39 @@ static struct keys *convert(const RSA *rsa)
     return k;
 }
 
+/* The cache of struct keys (see mbe_cache). */
+static void *cache_get(const void *rsa)
+{
+    return RSA_get_ex_data(rsa, key_idx);
+}
+
+static int cache_set(void *rsa, void *k)
+{
+    return RSA_set_ex_data(rsa, key_idx, k);
+}
+
+static void *cache_make(const void *rsa)
+{
+    return convert(rsa);
+}
+
+static void cache_release(void *k)
+{
+    keys_free(NULL, k, NULL, 0, 0, NULL);
+}
+
+static struct mbe_cache cache = {NULL, cache_get, cache_set, cache_make, cache_release};
+
 /* keys_for: rsa's keys, made at the first call; NULL when RSA is not served
  * (or out of memory). */
 static const struct keys *keys_for(RSA *rsa)
 {
-    if ((mbo_policy() & MBO_FAM_RSA) == 0 || !CRYPTO_THREAD_read_lock(key_lock)) {
-        return NULL;
-    }
-    struct keys *k = RSA_get_ex_data(rsa, key_idx);
-    CRYPTO_THREAD_unlock(key_lock);
-    if (k != NULL) {
-        return k;
-    }
-    /* Made outside the lock; a thread that raced us may have set its own. */
-    struct keys *made = convert(rsa);
-    if (made == NULL || !CRYPTO_THREAD_write_lock(key_lock)) {
-        keys_free(NULL, made, NULL, 0, 0, NULL);
-        return NULL;
-    }
-    k = RSA_get_ex_data(rsa, key_idx);
-    if (k == NULL && RSA_set_ex_data(rsa, key_idx, made)) {
-        k = made;
-        made = NULL;
+    int made;
+    const struct keys *k =
+        (mbo_policy() & MBO_FAM_RSA) != 0 ? mbe_cached(&cache, rsa, &made) : NULL;
+    if (k != NULL && made) {
         mbo_count(k->refused ? MBO_CTR_RSA_REFUSED : MBO_CTR_RSA_KEYS, 1);
     }
-    CRYPTO_THREAD_unlock(key_lock);
-    keys_free(NULL, made, NULL, 0, 0, NULL);
     return k;
 }
 
@@ -246,10 +252,10 @@ static int pub_dec(int flen, const unsigned char *from, unsigned char *to, RSA *
 int mbe_rsa_setup(void)
 {
     soft = RSA_PKCS1_OpenSSL();
-    key_lock = CRYPTO_THREAD_lock_new();
+    cache.lock = CRYPTO_THREAD_lock_new();
     key_idx = RSA_get_ex_new_index(0, NULL, NULL, keys_dup, keys_free);
     meth = RSA_meth_dup(soft);
-    return soft != NULL && key_lock != NULL && key_idx >= 0 && meth != NULL &&
+    return soft != NULL && cache.lock != NULL && key_idx >= 0 && meth != NULL &&
            RSA_meth_set1_name(meth, "mbcrypto RSA") &&
            RSA_meth_set_flags(meth, RSA_meth_get_flags(soft) & ~RSA_FLAG_FIPS_METHOD) &&
            RSA_meth_set_priv_enc(meth, priv_enc) && RSA_meth_set_priv_dec(meth, priv_dec) &&
