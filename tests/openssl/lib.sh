@@ -235,6 +235,11 @@ make_certs() {
             -subj /CN=localhost -days 30 2>/dev/null &&
             mv "$MBC_TEST_CERTS/ec256.crt.tmp" "$MBC_TEST_CERTS/ec256.crt"
     fi
+    if [ ! -s "$MBC_TEST_CERTS/ec256.pem" ]; then
+        cat "$MBC_TEST_CERTS/ec256.crt" "$MBC_TEST_CERTS/ec256.key" \
+            > "$MBC_TEST_CERTS/ec256.pem.tmp" &&
+            mv "$MBC_TEST_CERTS/ec256.pem.tmp" "$MBC_TEST_CERTS/ec256.pem"
+    fi
     if [ ! -s "$MBC_TEST_CERTS/rsapss.pem" ]; then
         openssl req -x509 -newkey rsa-pss -pkeyopt rsa_keygen_bits:2048 -nodes \
             -keyout "$MBC_TEST_CERTS/rsapss.key" -out "$MBC_TEST_CERTS/rsapss.crt" \

@@ -4,10 +4,12 @@
 # mbcrypto, ssl-provider default, ssl-propquery, ssl-mode-async) in front of
 # its own "http-request return" backend; with 35, HAProxy runs on Debian
 # 13's OpenSSL 3.5 libraries. h2load at 1, 8 and 64 concurrent connections
-# (bounded counts): every request succeeds, the body is right, mbcrypto ran
-# the handshakes' RSA signatures (batched at 64) and the records' AES-GCM
-# (counters file), and HAProxy's fd count is back to its start after every
-# run (no leaked wait fd or paused job). Then clients that send a
+# (bounded counts), on two frontends: an RSA-2048 certificate with X25519
+# key shares, and an ECDSA P-256 certificate with P-256 key shares. Every
+# request succeeds, the body is right, mbcrypto ran the handshakes'
+# signatures (batched from 8 connections on), their key exchange and the
+# records' AES-GCM (counters file), and HAProxy's fd count is back to its
+# start after every run (no leaked wait fd or paused job). Then clients that send a
 # ClientHello and reset the connection at once; HAProxy must stay up, serve
 # again and stop cleanly. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +24,7 @@ certs
 export MBCRYPTO_SERVE=all
 ctr="$scratch/haproxy.ctr"
 port=$(free_port)
+port_ec=$(free_port)
 body="hello from mbcrypto"
 cat > "$scratch/haproxy.cfg" <<CFG
 global
@@ -39,12 +42,15 @@ defaults
 frontend fe
     bind 127.0.0.1:$port ssl crt $MBC_TEST_CERTS/rsa2048.pem alpn h2,http/1.1 ssl-min-ver TLSv1.3
     http-request return status 200 content-type text/plain string "$body"
+frontend fe_ec
+    bind 127.0.0.1:$port_ec ssl crt $MBC_TEST_CERTS/ec256.pem alpn h2,http/1.1 ssl-min-ver TLSv1.3 curves P-256
+    http-request return status 200 content-type text/plain string "$body"
 CFG
 MBCRYPTO_COUNTERS_FILE="$ctr" "${OSSL_RUN[@]}" "$(command -v haproxy)" -f "$scratch/haproxy.cfg" \
     -db > "$scratch/haproxy.log" 2>&1 &
 hpid=$!
 pids+=("$hpid")
-if ! wait_port "$port"; then
+if ! wait_port "$port" || ! wait_port "$port_ec"; then
     not_ok "haproxy did not start"
     sed 's/^/#   /' "$scratch/haproxy.log"
     tap_end
@@ -64,28 +70,33 @@ settle() {
 fd0=$(nfd)
 note "haproxy fds at start: $fd0"
 
-# load C N: h2load, C connections, N requests (each connection a full
-# TLS 1.3 handshake).
+# load C N [PORT SIGN KX]: h2load, C connections, N requests (each
+# connection a full TLS 1.3 handshake) to PORT (default: the RSA frontend),
+# whose handshakes must count C signatures SIGN and C key exchanges KX.
 load() {
-    local c=$1 n=$2 out="$scratch/h2load.$1"
-    local sign0 gcm0
-    sign0=$(counter "$ctr" ops-rsa-sign)
+    local c=$1 n=$2 p=${3:-$port} sig=${4:-ops-rsa-sign} kx=${5:-ops-x25519-derive}
+    local out="$scratch/h2load.$1.$p"
+    local sign0 kx0 gcm0
+    sign0=$(counter "$ctr" "$sig")
+    kx0=$(counter "$ctr" "$kx")
     gcm0=$(counter "$ctr" ops-aes-gcm-encrypt)
     batched0=$(counter "$ctr" async-batched)
-    timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$port/" > "$out" 2>&1
+    timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$p/" > "$out" 2>&1
     if ! grep -q "requests: $n total, $n started, $n done, $n succeeded, 0 failed" "$out" ||
         ! grep -q "status codes: $n 2xx" "$out"; then
         not_ok "h2load -c $c -n $n: $(grep -E 'requests:' "$out")"
         tail -n 5 "$out" | sed 's/^/#   /'
         return
     fi
-    local signs gcms batched
-    signs=$(($(counter "$ctr" ops-rsa-sign) - sign0))
+    local signs kxs gcms batched
+    signs=$(($(counter "$ctr" "$sig") - sign0))
+    kxs=$(($(counter "$ctr" "$kx") - kx0))
     gcms=$(($(counter "$ctr" ops-aes-gcm-encrypt) - gcm0))
     batched=$(($(counter "$ctr" async-batched) - batched0))
-    note "-c $c: $signs RSA signatures, $gcms records sealed, $batched batched by mbcrypto"
-    check "h2load -c $c -n $n: all succeeded, $c handshakes signed by mbcrypto" \
-        test "$signs" -ge "$c" -a "$gcms" -ge "$n"
+    note "-c $c ($sig): $signs signatures, $kxs key exchanges ($kx), $gcms records sealed," \
+        "$batched batched by mbcrypto"
+    check "h2load -c $c -n $n ($sig, $kx): all succeeded, signed and keys exchanged by mbcrypto" \
+        test "$signs" -ge "$c" -a "$kxs" -ge "$c" -a "$gcms" -ge "$n"
     if [ "$c" -ge 8 ]; then
         check "h2load -c $c: signatures batched" test "$batched" -ge 2
     fi
@@ -94,6 +105,9 @@ load() {
 load 1 4
 load 8 32
 load 64 256
+for c in 1 8 64; do
+    load "$c" $((4 * c)) "$port_ec" ops-ecdsa-sign ops-ecdh
+done
 
 # The body, over HTTP/1.1.
 resp=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |

@@ -53,6 +53,10 @@ tls_case tls13-ecdsa-p256-both both ec256 "" "$T13_128 -groups X25519" \
 tls_case tls12-ecdsa-p256-async-both both ec256 "-async" \
     "-tls1_2 -cipher ECDHE-ECDSA-AES128-GCM-SHA256 -groups P-256 -async" \
     s:ops-ecdsa-sign'>='1 c:ops-ecdsa-verify'>='1 s:async-pauses'>='1 "${EC_OPS[@]}"
+tls_case tls12-ecdsa-p256-aes256-both both ec256 "" \
+    "-tls1_2 -cipher ECDHE-ECDSA-AES256-GCM-SHA384 -groups P-256" \
+    s:ops-ecdsa-sign'>='1 c:ops-ecdsa-verify'>='1 "${EC_OPS[@]}" s:ops-aes-gcm-encrypt'>='1 \
+    c:ops-aes-gcm-decrypt'>='1
 # P-521, a curve mbcrypto does not have: its key shares are generated and
 # used by the default provider through our EC key management.
 tls_case tls13-p521-fallback both rsa2048 "-groups P-521" "$T13_128 -groups P-521" \
