@@ -34,6 +34,7 @@ export MBCRYPTO_COUNTERS_FILE=$tmp/ctr
 
 speed_header
 rsa_table
+ec_table
 # OpenSSL's GCM also through the ENGINE (its selector gives OpenSSL's
 # built-in cipher when aes-gcm is not served): the same legacy EVP path.
 SAME_PATH_SERVE=rsa gcm_table

@@ -9,12 +9,15 @@
 
 # speed_header: the CPU, the kernels mbcrypto runs, the OpenSSL.
 speed_header() {
-    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs;" \
-        "mbcrypto kernels: RSA $(python3 - "$build" <<'PY'
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')" \
+        "(family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')," \
+        "model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //')), $(nproc) CPUs;" \
+        "mbcrypto kernels: $(python3 - "$build" <<'PY'
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1] + "/libmbcrypto.so")
 lib.mbc_impl_name.restype = ctypes.c_char_p
-print(lib.mbc_impl_name(0).decode() + ", AES-GCM " + lib.mbc_impl_name(1).decode())
+names = [lib.mbc_impl_name(a).decode() for a in range(4)]
+print("RSA %s, AES-GCM %s, EC %s, X25519 %s" % tuple(names))
 PY
 )"
     echo "OpenSSL: $(openssl version)"
@@ -35,16 +38,17 @@ speed_rsa() {
     speed "$@" "rsa$bits" | awk -v b="$bits" '$1 == "rsa" && $2 == b { print $(NF-1), $NF }'
 }
 
-# raw BITS OP: mbc_bench's 8-lane rate (ops/s).
-raw() {
+# raw_case CASE/OP: mbc_bench's 8-lane rate (ops/s); raw BITS OP for RSA.
+raw_case() {
     local timing=(--cpu-time)
     [ "$ELAPSED" = 1 ] && timing=()
-    taskset -c 1 "$build/bench/mbc_bench" "rsa$1/$2" --seconds "$secs" --reps 3 "${timing[@]}" \
+    taskset -c 1 "$build/bench/mbc_bench" "$1" --seconds "$secs" --reps 3 "${timing[@]}" \
         --compare none --json --quiet 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print("%.0f" % d["passes"][0]["results"][0]["ops_per_s"]["median"])'
 }
+raw() { raw_case "rsa$1/$2"; }
 
 # ratio A B: A/B in percent.
 ratio() { python3 -c "print('%.0f%%' % (100 * $1 / $2))"; }
@@ -73,6 +77,38 @@ rsa_table() {
     [ "$ELAPSED" = 1 ] && per="wall-clock second, one CPU"
     echo "(operations per $per; raw 8: mbc_bench, 8 lanes full; OS: OpenSSL alone;"
     echo " 8/1/0: ours with -async_jobs 8, -async_jobs 1, no async)"
+    echo
+}
+
+# speed_pk NAME ARGS...: the rates of openssl speed NAME (ecdsap256: "sign/s
+# verify/s"; ecdhp256, ecdhx25519: "ops/s").
+speed_pk() {
+    local name=$1
+    shift
+    speed "$@" "$name" | awk '/ bits ec(dsa|dh) \(/ { if ($0 ~ /ecdsa/) print $(NF-1), $NF; else print $NF }'
+}
+
+# ec_table: ECDSA and ECDH on P-256 and P-384, and X25519, with the columns
+# of rsa_table (raw 8: mbc_bench's p256/sign ... x25519/derive).
+ec_table() {
+    local fmt='%-10s %-6s %9s %9s %9s %9s %9s %6s %6s %6s %6s\n'
+    printf "$fmt" "op" "" "async 8" "async 1" "no async" "OpenSSL" "raw 8" "8/raw" "8/OS" \
+        "1/OS" "0/OS"
+    local row name op col c8 c1 c0 co rw
+    for row in "ecdsap256 sign 1 p256/sign" "ecdsap256 verify 2 p256/verify" \
+        "ecdsap384 sign 1 p384/sign" "ecdsap384 verify 2 p384/verify" \
+        "ecdhp256 derive 1 p256/ecdh" "ecdhp384 derive 1 p384/ecdh" \
+        "ecdhx25519 derive 1 x25519/derive"; do
+        read -r name op col rw <<< "$row"
+        c8=$(speed_pk "$name" "${OURS[@]}" -async_jobs 8 | cut -d' ' -f"$col")
+        c1=$(speed_pk "$name" "${OURS[@]}" -async_jobs 1 | cut -d' ' -f"$col")
+        c0=$(speed_pk "$name" "${OURS[@]}" | cut -d' ' -f"$col")
+        co=$(speed_pk "$name" -provider default | cut -d' ' -f"$col")
+        rw=$(raw_case "$rw")
+        printf "$fmt" "$name" "$op" "$c8" "$c1" "$c0" "$co" "$rw" "$(ratio "$c8" "$rw")" \
+            "$(ratio "$c8" "$co")" "$(ratio "$c1" "$co")" "$(ratio "$c0" "$co")"
+    done
+    echo "(columns as in the RSA table)"
     echo
 }
 

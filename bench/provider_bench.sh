@@ -38,6 +38,7 @@ trap '[ -n "$hpid" ] && kill "$hpid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 speed_header
 rsa_table
+ec_table
 gcm_table
 
 # ---------------------------------------------------------------- HAProxy
