@@ -1194,6 +1194,60 @@ static void test_ecdsa_digest_sign(void **state)
     }
 }
 
+/*
+ * A digest-sign context copied in the middle of its message
+ * (EVP_MD_CTX_copy_ex: the signature context's dupctx): the copy and the
+ * original each finish the message and both signatures verify under the
+ * default provider; the original freed first, the copy still signs. RSA
+ * PSS (the copy owns its MGF1 digest too) and ECDSA P-256.
+ */
+static void test_sig_dup(void **state)
+{
+    (void)state;
+    const uint8_t head[] = "the first half, ", tail[] = "and the second";
+    uint8_t whole[sizeof(head) + sizeof(tail)];
+    memcpy(whole, head, sizeof(head));
+    memcpy(whole + sizeof(head), tail, sizeof(tail));
+    EVP_PKEY *ec = pkey_gen("EC", "P-256", THEIRS, 0);
+    EVP_PKEY *keys[2] = {key2048, ec};
+    for (int k = 0; k < 2; k++) {
+        const char *ctr = k == 0 ? "ops-rsa-sign" : "ops-ecdsa-sign";
+        const uint64_t signs = counter(ctr);
+        EVP_MD_CTX *m = EVP_MD_CTX_new(), *copy = EVP_MD_CTX_new();
+        EVP_PKEY_CTX *pc = NULL;
+        assert_non_null(copy);
+        assert_int_equal(EVP_DigestSignInit_ex(m, &pc, "SHA256", lib, OURS, keys[k], NULL), 1);
+        if (k == 0) {
+            assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PSS_PADDING), 1);
+            assert_int_equal(EVP_PKEY_CTX_set_rsa_mgf1_md_name(pc, "SHA384", NULL), 1);
+        }
+        assert_int_equal(EVP_DigestSignUpdate(m, head, sizeof(head)), 1);
+        assert_int_equal(EVP_MD_CTX_copy_ex(copy, m), 1);
+        uint8_t sig[2][256];
+        size_t len[2] = {sizeof(sig[0]), sizeof(sig[1])};
+        assert_int_equal(EVP_DigestSignUpdate(m, tail, sizeof(tail)), 1);
+        assert_int_equal(EVP_DigestSignFinal(m, sig[0], &len[0]), 1);
+        EVP_MD_CTX_free(m);
+        assert_int_equal(EVP_DigestSignUpdate(copy, tail, sizeof(tail)), 1);
+        assert_int_equal(EVP_DigestSignFinal(copy, sig[1], &len[1]), 1);
+        EVP_MD_CTX_free(copy);
+        assert_true(counter(ctr) >= signs + 2);
+        for (int i = 0; i < 2; i++) {
+            EVP_MD_CTX *v = EVP_MD_CTX_new();
+            EVP_PKEY_CTX *vc = NULL;
+            assert_int_equal(EVP_DigestVerifyInit_ex(v, &vc, "SHA256", lib, THEIRS, keys[k], NULL),
+                             1);
+            if (k == 0) {
+                assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(vc, RSA_PKCS1_PSS_PADDING), 1);
+                assert_int_equal(EVP_PKEY_CTX_set_rsa_mgf1_md_name(vc, "SHA384", NULL), 1);
+            }
+            assert_int_equal(EVP_DigestVerify(v, sig[i], len[i], whole, sizeof(whole)), 1);
+            EVP_MD_CTX_free(v);
+        }
+    }
+    EVP_PKEY_free(ec);
+}
+
 /* One signature in a job. */
 struct sign_job {
     EVP_PKEY_CTX *c;
@@ -1252,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_ecdsa_cross),
         cmocka_unit_test(test_ecdsa_digest_sign),
         cmocka_unit_test(test_ecdsa_async),
+        cmocka_unit_test(test_sig_dup),
     };
     if (getenv("MBT_FILTER") != NULL) {
         cmocka_set_test_filter(getenv("MBT_FILTER"));

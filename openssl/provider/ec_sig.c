@@ -24,60 +24,24 @@
 #define MAX_DGST 64 /* what mbcrypto takes */
 
 struct ecsig {
-    struct mbp_ctx *pc;
-    char *propq;
+    struct mbp_sigctx b;          /* first: md NULL means no digest set (any digest length) */
     const struct mbp_ec_key *key; /* not owned */
     int signing;
-    EVP_MD *md;        /* NULL: no digest set (any digest length) */
-    EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
 };
 
 static void *es_newctx(void *provctx, const char *propq)
 {
-    struct ecsig *s = OPENSSL_zalloc(sizeof(*s));
-    if (s == NULL) {
-        return NULL;
-    }
-    s->pc = provctx;
-    if (propq != NULL && (s->propq = OPENSSL_strdup(propq)) == NULL) {
-        OPENSSL_free(s);
-        return NULL;
-    }
-    return s;
+    return mbp_sigctx_new(provctx, propq, sizeof(struct ecsig));
 }
 
 static void es_freectx(void *ctx)
 {
-    struct ecsig *s = ctx;
-    if (s != NULL) {
-        EVP_MD_free(s->md);
-        EVP_MD_CTX_free(s->mdctx);
-        OPENSSL_free(s->propq);
-        OPENSSL_free(s);
-    }
+    mbp_sigctx_free(ctx);
 }
 
 static void *es_dupctx(void *ctx)
 {
-    const struct ecsig *src = ctx;
-    struct ecsig *s = OPENSSL_memdup(src, sizeof(*s));
-    if (s == NULL) {
-        return NULL;
-    }
-    s->propq = NULL;
-    s->mdctx = NULL;
-    if (s->md != NULL && !EVP_MD_up_ref(s->md)) {
-        s->md = NULL;
-        es_freectx(s);
-        return NULL;
-    }
-    if ((src->propq != NULL && (s->propq = OPENSSL_strdup(src->propq)) == NULL) ||
-        (src->mdctx != NULL &&
-         ((s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(s->mdctx, src->mdctx)))) {
-        es_freectx(s);
-        return NULL;
-    }
-    return s;
+    return mbp_sigctx_dup(ctx, sizeof(struct ecsig), NULL, es_freectx);
 }
 
 static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[]);
@@ -86,15 +50,15 @@ static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], in
 {
     const struct mbp_ec_key *k = keydata;
     if (k == NULL || (k->other == NULL && (k->pub == NULL || (signing && k->priv == NULL)))) {
-        mbp_err(s->pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
+        mbp_err(s->b.pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
         return 0;
     }
     s->key = k;
     s->signing = signing;
-    EVP_MD_free(s->md);
-    s->md = NULL;
-    EVP_MD_CTX_free(s->mdctx);
-    s->mdctx = NULL;
+    EVP_MD_free(s->b.md);
+    s->b.md = NULL;
+    EVP_MD_CTX_free(s->b.mdctx);
+    s->b.mdctx = NULL;
     return es_set_ctx_params(s, params);
 }
 
@@ -124,9 +88,10 @@ static int other_op(struct ecsig *s, unsigned char *sig, size_t *siglen, size_t 
                     const unsigned char *tbs, size_t tbslen)
 {
     EVP_PKEY *k = mbp_ec_other(s->key);
-    EVP_PKEY_CTX *c = k != NULL ? EVP_PKEY_CTX_new_from_pkey(s->pc->libctx, k, MBP_NOT_OURS) : NULL;
+    EVP_PKEY_CTX *c =
+        k != NULL ? EVP_PKEY_CTX_new_from_pkey(s->b.pc->libctx, k, MBP_NOT_OURS) : NULL;
     int ok = c != NULL && (s->signing ? EVP_PKEY_sign_init(c) : EVP_PKEY_verify_init(c)) == 1 &&
-             (s->md == NULL || EVP_PKEY_CTX_set_signature_md(c, s->md) == 1);
+             (s->b.md == NULL || EVP_PKEY_CTX_set_signature_md(c, s->b.md) == 1);
     if (ok && s->signing) {
         *siglen = sigsize;
         ok = EVP_PKEY_sign(c, sig, siglen, tbs, tbslen) == 1;
@@ -141,8 +106,8 @@ static int other_op(struct ecsig *s, unsigned char *sig, size_t *siglen, size_t 
 /* check_dgst: with a digest set, tbs must be one of its length. */
 static int check_dgst(struct ecsig *s, size_t tbslen)
 {
-    if (s->md != NULL && tbslen != (size_t)EVP_MD_get_size(s->md)) {
-        mbp_err(s->pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
+    if (s->b.md != NULL && tbslen != (size_t)EVP_MD_get_size(s->b.md)) {
+        mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
         return 0;
     }
     return 1;
@@ -153,7 +118,7 @@ static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize
 {
     struct ecsig *s = ctx;
     if (s->key == NULL || !s->signing) {
-        mbp_err(s->pc, MBP_R_INIT, "sign");
+        mbp_err(s->b.pc, MBP_R_INIT, "sign");
         return 0;
     }
     if (sig == NULL) {
@@ -171,7 +136,7 @@ static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize
     const mbc_err err =
         mbo_ecdsa_sign(s->key->priv, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST);
     if (err != MBC_OK) {
-        mbp_err(s->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+        mbp_err(s->b.pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
         return 0;
     }
     ECDSA_SIG *es = ECDSA_SIG_new();
@@ -187,7 +152,7 @@ static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize
         unsigned char *p = sig;
         ok = i2d_ECDSA_SIG(es, &p) == len;
     } else if (len > 0) {
-        mbp_err(s->pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
+        mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
     }
     ECDSA_SIG_free(es);
     *siglen = ok ? (size_t)len : 0;
@@ -223,7 +188,7 @@ static int es_verify(void *ctx, const unsigned char *sig, size_t siglen, const u
 {
     struct ecsig *s = ctx;
     if (s->key == NULL || s->signing) {
-        mbp_err(s->pc, MBP_R_INIT, "verify");
+        mbp_err(s->b.pc, MBP_R_INIT, "verify");
         return 0;
     }
     if (!check_dgst(s, tbslen)) {
@@ -239,7 +204,7 @@ static int es_verify(void *ctx, const unsigned char *sig, size_t siglen, const u
             mbo_ecdsa_verify(s->key->pub, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
     }
     if (!ok) {
-        mbp_err(s->pc, MBP_R_BAD_SIGNATURE, NULL);
+        mbp_err(s->b.pc, MBP_R_BAD_SIGNATURE, NULL);
     }
     return ok;
 }
@@ -251,8 +216,8 @@ static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_
 {
     struct ecsig *s = ctx;
     if (!es_init(s, keydata, NULL, signing) ||
-        !mbp_fetch_md(s->pc, &s->md, mdname != NULL ? mdname : "SHA256", NULL, s->propq) ||
-        (s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->mdctx, s->md, NULL)) {
+        !mbp_fetch_md(s->b.pc, &s->b.md, mdname != NULL ? mdname : "SHA256", NULL, s->b.propq) ||
+        (s->b.mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->b.mdctx, s->b.md, NULL)) {
         return 0;
     }
     return es_set_ctx_params(s, params);
@@ -273,19 +238,19 @@ static int es_digest_verify_init(void *ctx, const char *mdname, void *keydata,
 static int es_digest_update(void *ctx, const unsigned char *data, size_t len)
 {
     struct ecsig *s = ctx;
-    return s->mdctx != NULL && EVP_DigestUpdate(s->mdctx, data, len);
+    return s->b.mdctx != NULL && EVP_DigestUpdate(s->b.mdctx, data, len);
 }
 
 static int es_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
 {
     struct ecsig *s = ctx;
-    return mbp_digest_sign_final(s, s->mdctx, es_sign, sig, siglen, sigsize);
+    return mbp_digest_sign_final(s, s->b.mdctx, es_sign, sig, siglen, sigsize);
 }
 
 static int es_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
 {
     struct ecsig *s = ctx;
-    return mbp_digest_verify_final(s, s->mdctx, es_verify, sig, siglen);
+    return mbp_digest_verify_final(s, s->b.mdctx, es_verify, sig, siglen);
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -299,11 +264,11 @@ static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[])
     }
     const char *name = NULL, *props = NULL;
     const OSSL_PARAM *pp = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PROPERTIES);
-    if (s->mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+    if (s->b.mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
         (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props))) {
         return 0;
     }
-    return mbp_fetch_md(s->pc, &s->md, name, props, s->propq);
+    return mbp_fetch_md(s->b.pc, &s->b.md, name, props, s->b.propq);
 }
 
 static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
@@ -311,12 +276,12 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
     const struct ecsig *s = ctx;
     OSSL_PARAM *p;
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
-        !OSSL_PARAM_set_utf8_string(p, s->md != NULL ? EVP_MD_get0_name(s->md) : "")) {
+        !OSSL_PARAM_set_utf8_string(p, s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : "")) {
         return 0;
     }
     /* ecdsa-with-SHA256 and the like, without parameters. */
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
-        !mbp_algorithm_id(p, s->md, NID_X9_62_id_ecPublicKey, V_ASN1_UNDEF)) {
+        !mbp_algorithm_id(p, s->b.md, NID_X9_62_id_ecPublicKey, V_ASN1_UNDEF)) {
         return 0;
     }
     return 1;

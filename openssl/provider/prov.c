@@ -131,6 +131,56 @@ int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_typ
     return ok;
 }
 
+void *mbp_sigctx_new(void *provctx, const char *propq, size_t size)
+{
+    struct mbp_sigctx *b = OPENSSL_zalloc(size);
+    if (b == NULL) {
+        return NULL;
+    }
+    b->pc = provctx;
+    if (propq != NULL && (b->propq = OPENSSL_strdup(propq)) == NULL) {
+        OPENSSL_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void mbp_sigctx_free(struct mbp_sigctx *b)
+{
+    if (b != NULL) {
+        EVP_MD_free(b->md);
+        EVP_MD_CTX_free(b->mdctx);
+        OPENSSL_free(b->propq);
+        OPENSSL_free(b);
+    }
+}
+
+void *mbp_sigctx_dup(const struct mbp_sigctx *src, size_t size, int (*extra)(void *copy),
+                     void (*free_fn)(void *ctx))
+{
+    struct mbp_sigctx *b = OPENSSL_memdup(src, size);
+    if (b == NULL) {
+        return NULL;
+    }
+    b->propq = NULL;
+    b->mdctx = NULL;
+    /* extra runs first and always: afterwards every field of the copy is
+     * its own (or NULL), so free_fn may free them whatever fails next */
+    const int own = extra == NULL || extra(b);
+    if (b->md != NULL && !EVP_MD_up_ref(b->md)) {
+        b->md = NULL; /* cannot fail in practice; never freed twice */
+    }
+    const int ok = own && (b->md != NULL || src->md == NULL) &&
+                   (src->propq == NULL || (b->propq = OPENSSL_strdup(src->propq)) != NULL) &&
+                   (src->mdctx == NULL || ((b->mdctx = EVP_MD_CTX_new()) != NULL &&
+                                           EVP_MD_CTX_copy_ex(b->mdctx, src->mdctx)));
+    if (!ok) {
+        free_fn(b);
+        return NULL;
+    }
+    return b;
+}
+
 static const OSSL_ITEM reason_strings[] = {
     {MBP_R_INIT, "mbcrypto: operation not initialised"},
     {MBP_R_BAD_KEY, "mbcrypto: key cannot do this operation"},

@@ -74,6 +74,27 @@ int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_ve
                             const unsigned char *sig, size_t siglen);
 int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type);
 
+/*
+ * mbp_sigctx: the part of a signature context both implementations have,
+ * first in their own struct (so a pointer to theirs is one to this).
+ * mbp_sigctx_new: a zeroed context of size bytes with pc and a copy of
+ * propq (NULL on failure). mbp_sigctx_free: frees what the base holds, then
+ * the context. mbp_sigctx_dup: a copy of size bytes of src with its own
+ * propq, md reference and digest state; extra (may be NULL) takes the
+ * references of the implementation's own fields, and returns 0 when it
+ * could not (the copy is then freed with free_fn). NULL on failure.
+ */
+struct mbp_sigctx {
+    struct mbp_ctx *pc;
+    char *propq;
+    EVP_MD *md;        /* NULL: none set */
+    EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
+};
+void *mbp_sigctx_new(void *provctx, const char *propq, size_t size);
+void mbp_sigctx_free(struct mbp_sigctx *b);
+void *mbp_sigctx_dup(const struct mbp_sigctx *src, size_t size, int (*extra)(void *copy),
+                     void (*free_fn)(void *ctx));
+
 /* mbp_set_str: the param key of params, when asked for, gets v; 0 only if
  * setting it failed. mbp_key_sizes: so for a key's bits, security-bits and
  * max-size. */

@@ -23,66 +23,44 @@
 #define MAX_K 512 /* 4096-bit modulus */
 
 struct sig {
-    struct mbp_ctx *pc;
-    char *propq;
+    struct mbp_sigctx b;     /* first: md NULL means PKCS#1 v1.5 on raw data */
     struct mbp_rsa_key *key; /* the operation's key (not owned) */
     int signing;
     int pad;        /* RSA_PKCS1_PADDING, RSA_NO_PADDING, RSA_PKCS1_PSS_PADDING */
-    EVP_MD *md;     /* NULL: PKCS#1 v1.5 on raw data */
     uint8_t di[32]; /* the DigestInfo header of md (PKCS#1 v1.5) */
     size_t di_len;
-    EVP_MD *mgf1;      /* PSS; NULL: md */
-    int saltlen;       /* PSS, OpenSSL's convention (RSA_PSS_SALTLEN_*) */
-    EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
+    EVP_MD *mgf1; /* PSS; NULL: md */
+    int saltlen;  /* PSS, OpenSSL's convention (RSA_PSS_SALTLEN_*) */
 };
 
 static void *sig_newctx(void *provctx, const char *propq)
 {
-    struct sig *s = OPENSSL_zalloc(sizeof(*s));
-    if (s == NULL) {
-        return NULL;
-    }
-    s->pc = provctx;
-    if (propq != NULL && (s->propq = OPENSSL_strdup(propq)) == NULL) {
-        OPENSSL_free(s);
-        return NULL;
-    }
-    return s;
+    return mbp_sigctx_new(provctx, propq, sizeof(struct sig));
 }
 
 static void sig_freectx(void *ctx)
 {
     struct sig *s = ctx;
     if (s != NULL) {
-        EVP_MD_free(s->md);
         EVP_MD_free(s->mgf1);
-        EVP_MD_CTX_free(s->mdctx);
-        OPENSSL_free(s->propq);
-        OPENSSL_free(s);
+        mbp_sigctx_free(&s->b);
     }
+}
+
+/* sig_own: the copy's reference to mgf1 (mbp_sigctx_dup's extra). */
+static int sig_own(void *copy)
+{
+    struct sig *s = copy;
+    if (s->mgf1 != NULL && !EVP_MD_up_ref(s->mgf1)) {
+        s->mgf1 = NULL;
+        return 0;
+    }
+    return 1;
 }
 
 static void *sig_dupctx(void *ctx)
 {
-    const struct sig *src = ctx;
-    struct sig *s = OPENSSL_memdup(src, sizeof(*s));
-    if (s == NULL) {
-        return NULL;
-    }
-    s->propq = NULL;
-    s->mdctx = NULL;
-    if ((s->md != NULL && !EVP_MD_up_ref(s->md)) || (s->mgf1 != NULL && !EVP_MD_up_ref(s->mgf1))) {
-        s->md = s->mgf1 = NULL; /* cannot fail in practice; do not double free */
-        sig_freectx(s);
-        return NULL;
-    }
-    if ((src->propq != NULL && (s->propq = OPENSSL_strdup(src->propq)) == NULL) ||
-        (src->mdctx != NULL &&
-         ((s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_MD_CTX_copy_ex(s->mdctx, src->mdctx)))) {
-        sig_freectx(s);
-        return NULL;
-    }
-    return s;
+    return mbp_sigctx_dup(ctx, sizeof(struct sig), sig_own, sig_freectx);
 }
 
 /* digest_info: the DER header of DigestInfo { md's OID, NULL } followed by
@@ -91,8 +69,8 @@ static void *sig_dupctx(void *ctx)
 static int digest_info(struct sig *s)
 {
     s->di_len = 0;
-    const int nid = EVP_MD_get_type(s->md);
-    const int h = EVP_MD_get_size(s->md);
+    const int nid = EVP_MD_get_type(s->b.md);
+    const int h = EVP_MD_get_size(s->b.md);
     if (nid == NID_md5_sha1) {
         return 1;
     }
@@ -120,18 +98,18 @@ static int digest_info(struct sig *s)
 
 static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
 {
-    return mbp_fetch_md(s->pc, md, name, props, s->propq);
+    return mbp_fetch_md(s->b.pc, md, name, props, s->b.propq);
 }
 
 static int set_md(struct sig *s, const char *name, const char *props)
 {
-    if (!fetch_md(s, &s->md, name, props)) {
+    if (!fetch_md(s, &s->b.md, name, props)) {
         return 0;
     }
     if (!digest_info(s)) {
-        mbp_err(s->pc, MBP_R_BAD_DIGEST, "%s has no DigestInfo", name);
-        EVP_MD_free(s->md);
-        s->md = NULL;
+        mbp_err(s->b.pc, MBP_R_BAD_DIGEST, "%s has no DigestInfo", name);
+        EVP_MD_free(s->b.md);
+        s->b.md = NULL;
         return 0;
     }
     return 1;
@@ -143,19 +121,19 @@ static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int
 {
     struct mbp_rsa_key *k = keydata;
     if (k == NULL || k->pub == NULL || (signing && k->priv == NULL)) {
-        mbp_err(s->pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
+        mbp_err(s->b.pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
         return 0;
     }
     s->key = k;
     s->signing = signing;
     s->pad = RSA_PKCS1_PADDING;
     s->saltlen = signing ? MBP_PSS_SALTLEN_AUTO_DIGEST_MAX : RSA_PSS_SALTLEN_AUTO;
-    EVP_MD_free(s->md);
+    EVP_MD_free(s->b.md);
     EVP_MD_free(s->mgf1);
-    s->md = s->mgf1 = NULL;
+    s->b.md = s->mgf1 = NULL;
     s->di_len = 0;
-    EVP_MD_CTX_free(s->mdctx);
-    s->mdctx = NULL;
+    EVP_MD_CTX_free(s->b.mdctx);
+    s->b.mdctx = NULL;
     return sig_set_ctx_params(s, params);
 }
 
@@ -172,10 +150,10 @@ static int sig_verify_init(void *ctx, void *keydata, const OSSL_PARAM params[])
 /* pss_md: the digest PSS uses (SHA-1, PKCS#1's default, if none was set). */
 static const EVP_MD *pss_md(struct sig *s)
 {
-    if (s->md == NULL && !set_md(s, "SHA1", NULL)) {
+    if (s->b.md == NULL && !set_md(s, "SHA1", NULL)) {
         return NULL;
     }
-    return s->md;
+    return s->b.md;
 }
 
 /* encode: em[0..k) for tbs (the digest, or the data without a digest). */
@@ -183,33 +161,33 @@ static int encode(struct sig *s, uint8_t *em, size_t k, const uint8_t *tbs, size
 {
     if (s->pad == RSA_NO_PADDING) {
         if (tbslen != k) {
-            mbp_err(s->pc, MBP_R_BAD_LENGTH, "raw RSA input of %zu bytes", tbslen);
+            mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "raw RSA input of %zu bytes", tbslen);
             return 0;
         }
         memcpy(em, tbs, k);
         return 1;
     }
-    const EVP_MD *md = s->pad == RSA_PKCS1_PSS_PADDING ? pss_md(s) : s->md;
+    const EVP_MD *md = s->pad == RSA_PKCS1_PSS_PADDING ? pss_md(s) : s->b.md;
     if (s->pad == RSA_PKCS1_PSS_PADDING && md == NULL) {
         return 0;
     }
     if (md != NULL && tbslen != (size_t)EVP_MD_get_size(md)) {
-        mbp_err(s->pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
+        mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
         return 0;
     }
     if (s->pad == RSA_PKCS1_PADDING) {
         if (!mbp_pkcs1_encode(em, k, s->di, s->di_len, tbs, tbslen)) {
-            mbp_err(s->pc, MBP_R_BAD_LENGTH, "%zu bytes do not fit", tbslen);
+            mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "%zu bytes do not fit", tbslen);
             return 0;
         }
         return 1;
     }
     int salt;
     if (!mbp_pss_salt_len(s->saltlen, k, md, 1, &salt)) {
-        mbp_err(s->pc, MBP_R_BAD_SALT, "%d", s->saltlen);
+        mbp_err(s->b.pc, MBP_R_BAD_SALT, "%d", s->saltlen);
         return 0;
     }
-    return mbp_pss_encode(em, k, md, s->mgf1 != NULL ? s->mgf1 : md, tbs, salt, s->pc->libctx);
+    return mbp_pss_encode(em, k, md, s->mgf1 != NULL ? s->mgf1 : md, tbs, salt, s->b.pc->libctx);
 }
 
 static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
@@ -217,7 +195,7 @@ static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsiz
 {
     struct sig *s = ctx;
     if (s->key == NULL || !s->signing) {
-        mbp_err(s->pc, MBP_R_INIT, "sign");
+        mbp_err(s->b.pc, MBP_R_INIT, "sign");
         return 0;
     }
     const size_t k = s->key->bits / 8;
@@ -226,7 +204,7 @@ static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsiz
         return 1;
     }
     if (sigsize < k) {
-        mbp_err(s->pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
+        mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "signature buffer of %zu bytes", sigsize);
         return 0;
     }
     uint8_t em[MAX_K];
@@ -235,7 +213,7 @@ static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsiz
         const mbc_err err = mbo_rsa_private(s->key->priv, sig, em);
         ok = err == MBC_OK;
         if (!ok) {
-            mbp_err(s->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+            mbp_err(s->b.pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
         }
     }
     OPENSSL_cleanse(em, sizeof(em));
@@ -251,7 +229,7 @@ static int check(struct sig *s, const uint8_t *em, size_t k, const uint8_t *tbs,
     }
     if (s->pad == RSA_PKCS1_PADDING) {
         uint8_t want[MAX_K];
-        if (s->md != NULL && tbslen != (size_t)EVP_MD_get_size(s->md)) {
+        if (s->b.md != NULL && tbslen != (size_t)EVP_MD_get_size(s->b.md)) {
             return 0;
         }
         return mbp_pkcs1_encode(want, k, s->di, s->di_len, tbs, tbslen) &&
@@ -271,14 +249,14 @@ static int sig_verify(void *ctx, const unsigned char *sig, size_t siglen, const 
 {
     struct sig *s = ctx;
     if (s->key == NULL || s->signing) {
-        mbp_err(s->pc, MBP_R_INIT, "verify");
+        mbp_err(s->b.pc, MBP_R_INIT, "verify");
         return 0;
     }
     const size_t k = s->key->bits / 8;
     uint8_t em[MAX_K];
     if (siglen != k || mbo_rsa_public(s->key->pub, em, sig) != MBC_OK ||
         !check(s, em, k, tbs, tbslen)) {
-        mbp_err(s->pc, MBP_R_BAD_SIGNATURE, NULL);
+        mbp_err(s->b.pc, MBP_R_BAD_SIGNATURE, NULL);
         return 0;
     }
     return 1;
@@ -292,7 +270,7 @@ static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_
     struct sig *s = ctx;
     if (!sig_init(s, keydata, NULL, signing) ||
         !set_md(s, mdname != NULL ? mdname : "SHA256", NULL) ||
-        (s->mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->mdctx, s->md, NULL)) {
+        (s->b.mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->b.mdctx, s->b.md, NULL)) {
         return 0;
     }
     return sig_set_ctx_params(s, params);
@@ -313,19 +291,19 @@ static int sig_digest_verify_init(void *ctx, const char *mdname, void *keydata,
 static int sig_digest_update(void *ctx, const unsigned char *data, size_t len)
 {
     struct sig *s = ctx;
-    return s->mdctx != NULL && EVP_DigestUpdate(s->mdctx, data, len);
+    return s->b.mdctx != NULL && EVP_DigestUpdate(s->b.mdctx, data, len);
 }
 
 static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
 {
     struct sig *s = ctx;
-    return mbp_digest_sign_final(s, s->mdctx, sig_sign, sig, siglen, sigsize);
+    return mbp_digest_sign_final(s, s->b.mdctx, sig_sign, sig, siglen, sigsize);
 }
 
 static int sig_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
 {
     struct sig *s = ctx;
-    return mbp_digest_verify_final(s, s->mdctx, sig_verify, sig, siglen);
+    return mbp_digest_verify_final(s, s->b.mdctx, sig_verify, sig, siglen);
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -385,8 +363,8 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
         int pad;
         if (!item_get(p, pad_names, NUM_PADS, &pad) ||
             (pad != RSA_PKCS1_PADDING && pad != RSA_NO_PADDING && pad != RSA_PKCS1_PSS_PADDING) ||
-            (pad == RSA_NO_PADDING && s->md != NULL)) {
-            mbp_err(s->pc, MBP_R_BAD_PADDING, NULL);
+            (pad == RSA_NO_PADDING && s->b.md != NULL)) {
+            mbp_err(s->b.pc, MBP_R_BAD_PADDING, NULL);
             return 0;
         }
         s->pad = pad;
@@ -394,7 +372,7 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL) {
         const char *name = NULL, *props = NULL;
         const OSSL_PARAM *pp = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PROPERTIES);
-        if (s->mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
+        if (s->b.mdctx != NULL || !OSSL_PARAM_get_utf8_string_ptr(p, &name) ||
             (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props)) ||
             !set_md(s, name, props)) {
             return 0;
@@ -417,7 +395,7 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
             char *end;
             const long v = strtol(p->data, &end, 10);
             if (*end != '\0' || v < 0 || v > MAX_K) {
-                mbp_err(s->pc, MBP_R_BAD_SALT, "%s", (const char *)p->data);
+                mbp_err(s->b.pc, MBP_R_BAD_SALT, "%s", (const char *)p->data);
                 return 0;
             }
             salt = (int)v;
@@ -425,7 +403,7 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
             return 0;
         }
         if (salt < MBP_PSS_SALTLEN_AUTO_DIGEST_MAX) {
-            mbp_err(s->pc, MBP_R_BAD_SALT, "%d", salt);
+            mbp_err(s->b.pc, MBP_R_BAD_SALT, "%d", salt);
             return 0;
         }
         s->saltlen = salt;
@@ -442,11 +420,11 @@ static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
         return 0;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
-        !OSSL_PARAM_set_utf8_string(p, s->md != NULL ? EVP_MD_get0_name(s->md) : "")) {
+        !OSSL_PARAM_set_utf8_string(p, s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : "")) {
         return 0;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_MGF1_DIGEST)) != NULL) {
-        const EVP_MD *m = s->mgf1 != NULL ? s->mgf1 : s->md;
+        const EVP_MD *m = s->mgf1 != NULL ? s->mgf1 : s->b.md;
         if (!OSSL_PARAM_set_utf8_string(p, m != NULL ? EVP_MD_get0_name(m) : "")) {
             return 0;
         }
@@ -465,7 +443,7 @@ static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
     /* PKCS#1 v1.5 with a digest: sha256WithRSAEncryption and the like. */
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
         (s->pad != RSA_PKCS1_PADDING ||
-         !mbp_algorithm_id(p, s->md, NID_rsaEncryption, V_ASN1_NULL))) {
+         !mbp_algorithm_id(p, s->b.md, NID_rsaEncryption, V_ASN1_NULL))) {
         return 0;
     }
     return 1;

@@ -224,8 +224,17 @@ for c in "${cmds[@]}"; do
     /*) add_program "$prog" "$host" ;;
     *) add_program "/b/$prog" "$host" ;;
     esac
-    # The vector files a program opens are named in its strings.
+    # The vector files a program opens are named in its strings, whole or
+    # by a prefix it scans the directory for (e.g. "ecdsa_secp256r1_").
     while read -r v; do want_vec[$v]=1; done < <(grep -aoE '[a-z0-9_]+_test\.json' "$host" | sort -u)
+    while read -r v; do want_vec[$v]=1; done < <(grep -aoE '[a-z0-9_]{12,}' "$host" | sort -u |
+        python3 -c '
+import os, sys
+names = [n for n in os.listdir(sys.argv[1]) if n.endswith("_test.json")]
+for p in set(sys.stdin.read().split()):
+    for n in names:
+        if n.startswith(p) and n != p:
+            print(n)' "$vectors/wycheproof" | sort -u)
 done
 for v in "${!want_vec[@]}"; do
     [ -f "$vectors/wycheproof/$v" ] || die "vector file missing: $vectors/wycheproof/$v"
