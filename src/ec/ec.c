@@ -309,11 +309,12 @@ __attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, un
     return ec_finish(&ln, c, w);
 }
 
-MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
-                                      const uint8_t *const digest[MBC_LANES],
-                                      const size_t digest_len[MBC_LANES],
-                                      const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
-                                      unsigned lane_mask)
+/* sign_call: one signing call; k NULL draws the nonces (the random calls),
+ * else the caller's nonces per lane. */
+static mbc_status sign_call(uint8_t *const sig[MBC_LANES], const uint8_t *const digest[MBC_LANES],
+                            const size_t digest_len[MBC_LANES],
+                            const mbc_ec_priv_key *const key[MBC_LANES], const uint8_t *const *k,
+                            mbc_curve curve, unsigned lane_mask)
 {
     const struct ec_call c = {.op = EC_OP_SIGN,
                               .curve = curve,
@@ -321,10 +322,20 @@ MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
                               .out = sig,
                               .in = digest,
                               .in_len = digest_len,
+                              .in2 = k,
                               .key = (const void *const *)key};
     const mbc_status st = sign_mb8(&c, lane_mask);
     mbc_wipe_secrets(MBC_WIPE_EC);
     return st;
+}
+
+MBC_API mbc_status mbc_ecdsa_sign_mb8(uint8_t *const sig[MBC_LANES],
+                                      const uint8_t *const digest[MBC_LANES],
+                                      const size_t digest_len[MBC_LANES],
+                                      const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
+                                      unsigned lane_mask)
+{
+    return sign_call(sig, digest, digest_len, key, NULL, curve, lane_mask);
 }
 
 MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
@@ -336,17 +347,7 @@ MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
 {
     /* a NULL k array: every active lane NULL_PARAM, never a random nonce */
     static const uint8_t *const none[MBC_LANES] = {NULL};
-    const struct ec_call c = {.op = EC_OP_SIGN,
-                              .curve = curve,
-                              .c = mbc_ec_curve(curve),
-                              .out = sig,
-                              .in = digest,
-                              .in_len = digest_len,
-                              .in2 = k != NULL ? k : none,
-                              .key = (const void *const *)key};
-    const mbc_status st = sign_mb8(&c, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_EC);
-    return st;
+    return sign_call(sig, digest, digest_len, key, k != NULL ? k : none, curve, lane_mask);
 }
 
 /* ------------------------------------------------------------------------ */
