@@ -6,8 +6,8 @@
  * values up to the stated bounds, all-ones digits) and random ones; the
  * point formulas against OpenSSL's point arithmetic with every special
  * case (doubling inside an addition, P + (-P), the identity); the
- * fixed-base table; the lone-request (spread) kernels against the batch
- * ones.
+ * fixed-base table; the lone-request (spread, ymm) kernels against the
+ * batch ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +101,17 @@ static void check_mod(const struct ec_mod *md, const BIGNUM *want, unsigned k, B
     assert_int_equal(BN_cmp(rr, t), 0);
     /* m0inv m == -1 mod 2^52 */
     assert_int_equal((md->m0inv[0] * md->m[0][0]) & MB52_MASK, MB52_MASK);
-    assert_int_equal(md->m0one, md->m0inv[0] == 1);
+    if (md->p256) { /* the digits mb52_p256_lo relies on */
+        static const uint64_t p256[5] = {MB52_MASK, (1ull << 44) - 1, 0, 1ull << 36,
+                                         0xffffffff0000ull};
+        assert_int_equal(k, 5);
+        assert_int_equal(md->m0inv[0], 1);
+        for (unsigned j = 0; j < 5; j++) {
+            for (unsigned l = 0; l < 8; l++) {
+                assert_int_equal(md->m[j][l], p256[j]);
+            }
+        }
+    }
     BIGNUM *e = digits_bn(md->inv_exp, k);
     BN_copy(t, m);
     BN_sub_word(t, 2);
@@ -140,7 +150,7 @@ static void test_constants(void **state)
         assert_true(k <= EC_MAX_K && c->len <= EC_MAX_LEN);
         check_mod(&c->p, p, k, ctx);
         check_mod(&c->n, EC_GROUP_get0_order(g), k, ctx);
-        assert_int_equal(c->p.m0one, c->id == MBC_CURVE_P256);
+        assert_int_equal(c->p.p256, c->id == MBC_CURVE_P256);
         /* a = -3 */
         BIGNUM *t = BN_new();
         BN_sub(t, p, a);
@@ -745,6 +755,96 @@ static void test_spread(void **state)
     }
 }
 
+/*
+ * The ymm build (_ifma4, lanes 0..3) against the zmm batch kernels, digit
+ * for digit, on every kernel: key generation, signing, verification (lane 1
+ * with another lane's s: invalid) and ECDH (lane 2 with a peer point off
+ * the curve), random and edge scalars.
+ */
+static void test_ifma4(void **state)
+{
+#if MBC_HAVE_IFMA
+    ec_begin(state);
+    static EC_ALIGN struct ec_pt vt[EC_VT_ENTRIES];
+    EC_ALIGN mb52_row d[EC_MAX_K], k[EC_MAX_K], z[EC_MAX_K], d2[EC_MAX_K];
+    EC_ALIGN mb52_row x[2][EC_MAX_K], y[2][EC_MAX_K], r[2][EC_MAX_K], s[2][EC_MAX_K];
+    EC_ALIGN mb52_row sv[EC_MAX_K], py[EC_MAX_K], sx[2][EC_MAX_K];
+    const size_t iters = mbt_scale(4);
+    for (unsigned ci = 0; ci < NCURVES; ci++) {
+        const struct ec_curve *c = curves[ci];
+        for (size_t it = 0; it < iters; it++) {
+            memset(d, 0, sizeof(d));
+            memset(k, 0, sizeof(k));
+            memset(z, 0, sizeof(z));
+            memset(d2, 0, sizeof(d2));
+            for (unsigned l = 0; l < 8; l++) {
+                random_scalar(c, d, l, (unsigned)(it * 4 + l));
+                random_scalar(c, k, l, (unsigned)(it * 3 + l + 5));
+                random_scalar(c, z, l, 9);
+                random_scalar(c, d2, l, (unsigned)(it + 2 * l));
+            }
+            memset(x, 0, sizeof(x));
+            memset(y, 0, sizeof(y));
+            memset(r, 0, sizeof(r));
+            memset(s, 0, sizeof(s));
+            memset(sx, 0, sizeof(sx));
+            for (int v = 0; v < 2; v++) {
+                const unsigned lanes = v ? 0x0Fu : 0xFFu;
+                struct ec_base_args a = {c, mbc_ec_gtab(c), d, x[v], y[v], lanes, 0, 0};
+                (v ? mbc_ec_base_kern_ifma4 : mbc_ec_base_kern_ifma)(&a);
+                assert_int_equal(a.ok_lanes, lanes);
+                struct ec_sign_args sa = {c, mbc_ec_gtab(c), k, d, z, r[v], s[v], lanes, 0, 0, 0};
+                (v ? mbc_ec_sign_kern_ifma4 : mbc_ec_sign_kern_ifma)(&sa);
+                assert_int_equal(sa.ok_lanes, lanes);
+                assert_int_equal(sa.zero_lanes, 0);
+            }
+            for (unsigned j = 0; j < c->k; j++) {
+                for (unsigned l = 0; l < 4; l++) {
+                    assert_true(x[0][j][l] == x[1][j][l] && y[0][j][l] == y[1][j][l]);
+                    assert_true(r[0][j][l] == r[1][j][l] && s[0][j][l] == s[1][j][l]);
+                }
+                sv[j][0] = s[0][j][0]; /* lane 1 gets lane 0's s: invalid */
+                sv[j][1] = s[0][j][0];
+                for (unsigned l = 2; l < 8; l++) {
+                    sv[j][l] = s[0][j][l];
+                }
+                memcpy(py[j], y[0][j], sizeof(py[j]));
+            }
+            py[0][2] ^= 1; /* lane 2's peer point leaves the curve */
+            unsigned vok[2], pok[2], eok[2];
+            for (int v = 0; v < 2; v++) {
+                const unsigned lanes = v ? 0x0Fu : 0xFFu;
+                struct ec_verify_args va = {c, mbc_ec_gtab(c), r[0], sv, z, x[0], y[0], vt,
+                                            lanes, 0};
+                (v ? mbc_ec_verify_kern_ifma4 : mbc_ec_verify_kern_ifma)(&va);
+                vok[v] = va.ok_lanes;
+                struct ec_ecdh_args ea = {c, d2, x[0], py, sx[v], vt, lanes, 0, 0, 0};
+                (v ? mbc_ec_ecdh_kern_ifma4 : mbc_ec_ecdh_kern_ifma)(&ea);
+                pok[v] = ea.peer_ok;
+                eok[v] = ea.ok_lanes;
+            }
+            assert_int_equal(vok[0], 0xFFu & ~2u);
+            assert_int_equal(vok[1], 0x0Fu & ~2u);
+            assert_int_equal(pok[0], 0xFFu & ~4u);
+            assert_int_equal(pok[1], 0x0Fu & ~4u);
+            assert_int_equal(eok[1], eok[0] & 0x0Fu);
+            for (unsigned j = 0; j < c->k; j++) {
+                for (unsigned l = 0; l < 4; l++) {
+                    if (l != 2) {
+                        assert_true(sx[0][j][l] == sx[1][j][l]);
+                    }
+                }
+            }
+        }
+    }
+    print_message("ifma4: every kernel equals the zmm batch on lanes 0..3 (%zu rounds per "
+                  "curve)\n",
+                  iters);
+#else
+    mbt_use_impl(state); /* skips: no IFMA kernels in this build */
+#endif
+}
+
 /* The dispatched kernel really runs (and counts its batches). */
 static void test_dispatch_hits(void **state)
 {
@@ -764,6 +864,42 @@ static void test_dispatch_hits(void **state)
 #endif
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 0);
     }
+    /* ECDH of 1, then 3, then 5 requests: one by one on _c1; on IFMA, the
+     * ymm kernel for up to 4, the zmm batch for 5 */
+    mbc_ec_priv_key *key = NULL;
+    assert_int_equal(mbc_ec_priv_key_new(&key, MBC_CURVE_P256, d, 32), MBC_OK);
+    uint8_t sec[MBC_LANES][32];
+    uint8_t *so[MBC_LANES];
+    const uint8_t *peer[MBC_LANES];
+    const mbc_ec_priv_key *keys[MBC_LANES];
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        so[l] = sec[l];
+        peer[l] = point;
+        keys[l] = key;
+    }
+    static const unsigned masks[3] = {0x10, 0x92, 0x1F};
+    for (unsigned i = 0; i < 3; i++) {
+        const unsigned long e1 = mbc_ec_kern_hits_c1;
+#if MBC_HAVE_IFMA
+        const unsigned long e8 = mbc_ec_kern_hits_ifma, e4 = mbc_ec_kern_hits_ifma4;
+#endif
+        const mbc_status st = mbc_ecdh_mb8(so, peer, keys, MBC_CURVE_P256, masks[i]);
+        for (unsigned l = 0; l < MBC_LANES; l++) {
+            assert_int_equal(mbc_lane_code(st, l),
+                             (masks[i] >> l) & 1u ? MBC_LANE_OK : MBC_LANE_EMPTY);
+        }
+        const unsigned n = (unsigned)__builtin_popcount(masks[i]);
+        if (strcmp(impl, "c") == 0) {
+            assert_int_equal(mbc_ec_kern_hits_c1 - e1, n);
+        } else {
+#if MBC_HAVE_IFMA
+            assert_int_equal(mbc_ec_kern_hits_ifma4 - e4, n <= 4 ? 1 : 0);
+            assert_int_equal(mbc_ec_kern_hits_ifma - e8, n <= 4 ? 0 : 1);
+#endif
+            assert_int_equal(mbc_ec_kern_hits_c1 - e1, 0);
+        }
+    }
+    mbc_ec_priv_key_free(key);
 }
 
 int main(void)
@@ -772,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_constants), MBT_IMPL_TESTS(test_fe_ops),
         MBT_IMPL_TESTS(test_pt_ops),      cmocka_unit_test(test_gtab),
         MBT_IMPL_TESTS(test_spread),      MBT_IMPL_TESTS(test_dispatch_hits),
+        {"test_ifma4/ifma", test_ifma4, NULL, NULL, (void *)"ifma"},
     };
     return mbt_run("ec_field", tests);
 }

@@ -610,6 +610,7 @@ static void run_kern(kern_fn *fn, uint8_t out[MBC_LANES][LEN], const uint8_t k[M
                      const uint8_t u[MBC_LANES][LEN], unsigned *nonzero)
 {
     _Alignas(64) mb52_row kr[5], ur[5], r[5];
+    memset(r, 0, sizeof(r)); /* lanes a narrow kernel leaves */
     for (unsigned l = 0; l < MBC_LANES; l++) {
         le_lane(kr, l, k[l]);
         le_lane(ur, l, u[l]);
@@ -638,11 +639,29 @@ static void run_kern_c1(kern_fn *fn, uint8_t out[MBC_LANES][LEN], const uint8_t 
     }
 }
 
+/* check_ifma4: the ymm ladder (or fixed-base) kernel gives want and
+ * want_nz on lanes 0..3. */
+static void check_ifma4(int ladder, const uint8_t want[MBC_LANES][LEN],
+                        const uint8_t k[MBC_LANES][LEN], const uint8_t u[MBC_LANES][LEN],
+                        unsigned want_nz)
+{
+#if MBC_HAVE_IFMA
+    uint8_t o[MBC_LANES][LEN];
+    unsigned nz;
+    run_kern(ladder ? mbc_x25519_ladder_ifma4 : mbc_x25519_base_ifma4, o, k, u, &nz);
+    assert_memory_equal(o, want, 4 * LEN);
+    assert_int_equal(nz, want_nz & 0x0Fu);
+#else
+    (void)ladder, (void)want, (void)k, (void)u, (void)want_nz;
+#endif
+}
+
 /*
  * The kernels below the glue, on clamped and unclamped scalars:
  *  - the 8-lane portable kernels (which the glue leaves to the 1-lane one on
  *    this path) equal the 1-lane ones and OpenSSL; on ifma, the IFMA
- *    kernels equal the portable ones digit for digit;
+ *    kernels equal the portable ones digit for digit, and so do the ymm
+ *    ones (_ifma4, the few-request path) on lanes 0..3;
  *  - the fixed-base kernel equals the ladder on u = 9 for the scalars
  *    j 16^(2i) (i < 32, j < 16), which use every table entry as it is and
  *    negated, and for 0 (u = 0 both ways).
@@ -675,6 +694,7 @@ static void test_kernels(void **state)
         run_kern(ladder, o, k, u, &nz);
         if (ifma) {
             run_kern(mbc_x25519_ladder_c, oc, k, u, &nzc);
+            check_ifma4(1, oc, k, u, nzc);
         } else {
             run_kern_c1(mbc_x25519_ladder_c1, oc, k, u, &nzc);
         }
@@ -688,6 +708,7 @@ static void test_kernels(void **state)
         run_kern(base, o, k, nine, &nz);
         if (ifma) {
             run_kern(mbc_x25519_base_c, oc, k, nine, &nzc);
+            check_ifma4(0, oc, k, nine, nzc);
         } else {
             run_kern_c1(mbc_x25519_base_c1, oc, k, nine, &nzc);
         }

@@ -30,6 +30,7 @@ CURVES = [
          gy=int("3617DE4A96262C6F5D9E98BF9292DC29F8F41DBD289A147CE9DA3113B5F0B8C0"
                 "0A60B1CE1D7E819D7A431D7C90EA0E5F", 16)),
 ]
+P256_P = CURVES[0]["p"]  # the modulus whose digits mb52_p256_lo exploits
 WIN = 5  # Booth window bits (EC_WIN)
 MASK = (1 << 52) - 1
 
@@ -116,7 +117,7 @@ def emit_mod(m, k, indent):
         ".one = " + rows(R % m, k, indent + "    "),
         ".rr = " + rows(R * R % m, k, indent + "    "),
         ".inv_exp = " + plain(m - 2, k, indent),
-        ".m0one = %d" % (m0inv == 1),
+        ".p256 = %d" % (m == P256_P),
     ]
     return "{\n" + "".join(indent + o + ",\n" for o in out) + indent[:-4] + "}"
 

@@ -34,7 +34,7 @@ const struct ec_curve mbc_ec_p256 = {
         },
         .inv_exp = {0xffffffffffffdull, 0x00fffffffffffull, 0x0000000000000ull,
             0x0001000000000ull, 0x0ffffffff0000ull,},
-        .m0one = 1,
+        .p256 = 1,
     },
     .n = {
         .m = {
@@ -56,7 +56,7 @@ const struct ec_curve mbc_ec_p256 = {
         },
         .inv_exp = {0x9cac2fc63254full, 0xada7179e84f3bull, 0xfffffffbce6faull,
             0x0000fffffffffull, 0x0ffffffff0000ull,},
-        .m0one = 0,
+        .p256 = 0,
     },
     .b = {
         R8(0xdf6229c4bddfd), R8(0xca8843090d89c), R8(0x212ed6acf005c), R8(0x83415a220abf7),
@@ -102,7 +102,7 @@ const struct ec_curve mbc_ec_p384 = {
         .inv_exp = {0x00000fffffffdull, 0xff00000000000ull, 0xffffffeffffffull,
             0xfffffffffffffull, 0xfffffffffffffull, 0xfffffffffffffull,
             0xfffffffffffffull, 0x00000000fffffull,},
-        .m0one = 0,
+        .p256 = 0,
     },
     .n = {
         .m = {
@@ -125,7 +125,7 @@ const struct ec_curve mbc_ec_p384 = {
         .inv_exp = {0xc196accc52971ull, 0xb248b0a77aeceull, 0x4372ddf581a0dull,
             0xffffc7634d81full, 0xfffffffffffffull, 0xfffffffffffffull,
             0xfffffffffffffull, 0x00000000fffffull,},
-        .m0one = 0,
+        .p256 = 0,
     },
     .b = {
         R8(0x91c81cd08114b), R8(0x3708118870d03), R8(0x431bf24475444), R8(0x209b1920022fc),

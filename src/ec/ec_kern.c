@@ -104,8 +104,9 @@ FE_LEAVES(5)
 FE_LEAVES(8)
 #undef FE_LEAVES
 
-/* The P-256 p instances: -p^-1 mod 2^52 is 1 (m0one), the quotient digit a
- * mask instead of a multiply. */
+/* The P-256 p instances: the quotient digit a mask instead of a multiply,
+ * 4 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
+ * a multiply is 70 multiply-adds instead of 100, a square 50 instead of 80. */
 static void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
 {
     mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
@@ -122,7 +123,7 @@ static inline void fe_mul(const struct ec_curve *c, const struct ec_mod *md, mb5
                           const mb52_row *a, const mb52_row *b)
 {
     if (c->k == 5) {
-        (md->m0one ? mul1_5 : mul_5)(r, a, b, md);
+        (md->p256 ? mul1_5 : mul_5)(r, a, b, md);
     } else {
         mul_8(r, a, b, md);
     }
@@ -132,7 +133,7 @@ static inline void fe_sqr(const struct ec_curve *c, const struct ec_mod *md, mb5
                           const mb52_row *a)
 {
     if (c->k == 5) {
-        (md->m0one ? sqr1_5 : sqr_5)(r, a, md);
+        (md->p256 ? sqr1_5 : sqr_5)(r, a, md);
     } else {
         sqr_8(r, a, md);
     }

@@ -33,7 +33,7 @@ struct ec_mod {
     mb52_row one[EC_MAX_K];        /* R mod m: 1 in Montgomery form */
     mb52_row rr[EC_MAX_K];         /* R^2 mod m: into Montgomery form */
     uint64_t inv_exp[EC_MAX_K];    /* m - 2, the Fermat exponent (public) */
-    unsigned m0one;                /* m0inv == 1 (P-256's p) */
+    unsigned p256;                 /* this is P-256's p (mb52_p256_lo) */
 };
 
 /*
@@ -177,8 +177,10 @@ enum ec_op { EC_OP_KEYGEN, EC_OP_SIGN, EC_OP_VERIFY, EC_OP_ECDH, EC_NUM_OPS };
 /*
  * mbc_ec_impl: one EC implementation, as dispatch selects it.
  *  base .. ecdh          the batch kernels (up to 8 requests in slots 0..n-1)
- *  base_one .. ecdh_one  the same for a lone request (slot 0): the fastest
- *                        single-request kernel
+ *  base_one .. ecdh_one  the same for a lone request: the fastest kernel
+ *                        for few requests, computing slots 0..one_lanes-1
+ *  one_lanes[op]         up to this many requests share one run of the
+ *                        single-request kernel (1 or 4)
  *  one_by_one[op]        up to this many requests of a call run one by one
  *                        on the single-request kernel (mbc_lanes_plan)
  */
@@ -192,6 +194,7 @@ struct mbc_ec_impl {
     ec_sign_fn *sign_one;
     ec_verify_fn *verify_one;
     ec_ecdh_fn *ecdh_one;
+    unsigned one_lanes[EC_NUM_OPS];
     unsigned one_by_one[EC_NUM_OPS];
 };
 
@@ -202,7 +205,8 @@ extern const struct mbc_ec_impl mbc_ec_impl_c;
 const struct mbc_ec_impl *mbc_ec_impl_for(uint64_t features);
 
 /* The kernels of each backend (MBC_KFN names), declared for every backend
- * that is built: _c (8 lanes), _c1 (lane 0 only), _ifma. */
+ * that is built: _c (8 lanes), _c1 (lane 0 only), _ifma, _ifma4 (lanes
+ * 0..3, on ymm). */
 #define EC_KERNELS(SUF)                                                                            \
     void mbc_ec_base_kern_##SUF(struct ec_base_args *a);                                           \
     void mbc_ec_sign_kern_##SUF(struct ec_sign_args *a);                                           \
@@ -213,6 +217,7 @@ const struct mbc_ec_impl *mbc_ec_impl_for(uint64_t features);
 EC_KERNELS(c)
 EC_KERNELS(c1)
 EC_KERNELS(ifma)
+EC_KERNELS(ifma4)
 #undef EC_KERNELS
 
 /*

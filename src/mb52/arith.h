@@ -53,26 +53,54 @@ MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
 
 /*
  * mb52_quot: the Montgomery quotient digit of a column c, c m0inv mod 2^52.
- * m0one (a compile-time constant) says that m0inv is 1 (P-256's p: -p^-1 is
- * 1 mod 2^52), and the digit is then c mod 2^52, a mask instead of a
+ * p256 (a compile-time constant) says that m is P-256's p, whose m0inv is 1
+ * (-p^-1 is 1 mod 2^52): the digit is then c mod 2^52, a mask instead of a
  * multiply: the same value, one cycle instead of a multiply's latency.
  */
-MB52_INLINE vec mb52_quot(vec c, vec m0inv, int m0one)
+MB52_INLINE vec mb52_quot(vec c, vec m0inv, int p256)
 {
-    return m0one ? v_and(c, v_set1(MB52_MASK)) : v_madd52lo(v_zero(), c, m0inv);
+    return p256 ? v_and(c, v_set1(MB52_MASK)) : v_madd52lo(v_zero(), c, m0inv);
+}
+
+/*
+ * P-256's p = 2^256 - 2^224 + 2^192 + 2^96 - 1 has the 52-bit digits
+ * 2^52 - 1, 2^44 - 1, 0, 2^36 and 2^48 - 2^16. A Montgomery step that adds
+ * y p (y < 2^52) needs multiply-adds for digits 1 and 4 only: digit 2
+ * adds nothing, digit 3 is a shift (lo52(2^36 y) = (y << 36) mod 2^52,
+ * hi52(2^36 y) = y >> 16), and digit 0 is folded by the callers:
+ * y (2^52 - 1) = y 2^52 - y, where y is the column mod 2^52, so the column
+ * minus y is its own carry times 2^52, and the next column gets that carry
+ * plus y. The columns hold exactly the sums of the generic step, so the
+ * digits are the same; 4 multiply-adds per step instead of 10.
+ * mb52_p256_lo / mb52_p256_hi add the low / high halves of y m_j, j = 1..4,
+ * to col[j].
+ */
+#define MB52_P256_D1 ((1ull << 44) - 1)
+#define MB52_P256_D4 ((1ull << 48) - (1ull << 16))
+MB52_INLINE void mb52_p256_lo(vec *col, vec y)
+{
+    col[1] = v_madd52lo(col[1], v_set1(MB52_P256_D1), y);
+    col[3] = v_add(col[3], v_and(v_sll(y, 36), v_set1(MB52_MASK)));
+    col[4] = v_madd52lo(col[4], v_set1(MB52_P256_D4), y);
+}
+MB52_INLINE void mb52_p256_hi(vec *col, vec y)
+{
+    col[1] = v_madd52hi(col[1], v_set1(MB52_P256_D1), y);
+    col[3] = v_add(col[3], v_srl(y, 16));
+    col[4] = v_madd52hi(col[4], v_set1(MB52_P256_D4), y);
 }
 
 /*
  * mb52_amm_q_k: almost-Montgomery multiplication r = a * b / R mod m.
- * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52 (1 when
- *       m0one, see mb52_quot). More generally r < a b / R + m, so a, b < 4m
+ * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52; p256:
+ *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo). More generally r < a b / R + m, so a, b < 4m
  *       give r < 2m too when 16m <= R.
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
  * Each accumulator digit takes at most 4k products of < 2^52 plus carries,
  * < 2^61 for k <= 80.
  */
 MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                              const mb52_row *m, vec m0inv, unsigned k, int m0one)
+                              const mb52_row *m, vec m0inv, unsigned k, int p256)
 {
     vec acc[MB52_MAX_DIGITS + 2];
     const vec zero = v_zero();
@@ -86,13 +114,19 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_madd52lo(acc[j], v_load(a[j]), bi);
         }
-        const vec y = mb52_quot(acc[0], m0inv, m0one);
-        MB52_UNROLL
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_madd52lo(acc[j], v_load(m[j]), y);
+        const vec y = mb52_quot(acc[0], m0inv, p256);
+        vec carry;
+        if (p256) {
+            mb52_p256_lo(acc, y);
+            carry = v_add(v_srl52(acc[0]), y);
+        } else {
+            MB52_UNROLL
+            for (unsigned j = 0; j < k; j++) {
+                acc[j] = v_madd52lo(acc[j], v_load(m[j]), y);
+            }
+            /* acc[0] is now 0 mod 2^52: divide by 2^52. */
+            carry = v_srl52(acc[0]);
         }
-        /* acc[0] is now 0 mod 2^52: divide by 2^52. */
-        const vec carry = v_srl52(acc[0]);
         MB52_UNROLL
         for (unsigned j = 0; j + 1 < k; j++) {
             acc[j] = acc[j + 1];
@@ -103,9 +137,13 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_madd52hi(acc[j], v_load(a[j]), bi);
         }
-        MB52_UNROLL
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_madd52hi(acc[j], v_load(m[j]), y);
+        if (p256) {
+            mb52_p256_hi(acc, y);
+        } else {
+            MB52_UNROLL
+            for (unsigned j = 0; j < k; j++) {
+                acc[j] = v_madd52hi(acc[j], v_load(m[j]), y);
+            }
         }
     }
     mb52_normalise(r, acc, k);
@@ -125,7 +163,7 @@ MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
  * Pre/post as mb52_amm_q_k. Column sums stay below 2 (2k + 2) 2^52 < 2^61.
  */
 MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
-                              unsigned k, int m0one)
+                              unsigned k, int p256)
 {
     vec t[2 * MB52_MAX_DIGITS];
     MB52_ALIGN_ROWS mb52_row hi[MB52_MAX_DIGITS];
@@ -157,16 +195,22 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
     }
     /* Montgomery reduction of the 2k columns, one quotient digit per step */
     for (unsigned i = 0; i < k; i++) {
-        const vec y = mb52_quot(t[0], m0inv, m0one);
+        const vec y = mb52_quot(t[0], m0inv, p256);
         t[k] = v_load(hi[i]);
-        t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], v_load(m[0]), y)));
-        MB52_UNROLL
-        for (unsigned j = 0; j < k; j++) {
-            const vec mj = v_load(m[j]);
-            if (j >= 1) {
-                t[j] = v_madd52lo(t[j], mj, y);
+        if (p256) {
+            t[1] = v_add(t[1], v_add(v_srl52(t[0]), y));
+            mb52_p256_lo(t, y);
+            mb52_p256_hi(t + 1, y);
+        } else {
+            t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], v_load(m[0]), y)));
+            MB52_UNROLL
+            for (unsigned j = 0; j < k; j++) {
+                const vec mj = v_load(m[j]);
+                if (j >= 1) {
+                    t[j] = v_madd52lo(t[j], mj, y);
+                }
+                t[j + 1] = v_madd52hi(t[j + 1], mj, y);
             }
-            t[j + 1] = v_madd52hi(t[j + 1], mj, y);
         }
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {

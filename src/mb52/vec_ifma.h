@@ -2,6 +2,13 @@
  * vec_ifma.h - the AVX-512 IFMA backend of the mb52 vector API: one vec is
  * one zmm register (8 lanes of 64 bits), one vmask an AVX-512 opmask.
  * Only included by kernel objects built with the IFMA flags.
+ *
+ * MBC_VEC_IFMA_LANES=4 narrows it to one ymm register (AVX-512VL), lanes
+ * 0..3 of each row (symbols name_ifma4), for lone and few requests: a ymm
+ * multiply-add issues twice per cycle where a zmm one issues once (Zen 4,
+ * Ice Lake) and as often elsewhere (Sapphire Rapids, Zen 5), so 4 lanes on
+ * ymm never cost more than 8 on zmm and cost half on the former. Rows stay
+ * 8 words (64 bytes) in memory.
  */
 #ifndef MBC_SRC_MB52_VEC_IFMA_H
 #define MBC_SRC_MB52_VEC_IFMA_H
@@ -11,26 +18,44 @@
 
 #include "../ct.h"
 
-typedef __m512i vec;
-typedef __mmask8 vmask;
+#ifndef MBC_VEC_IFMA_LANES
+#define MBC_VEC_IFMA_LANES 8
+#endif
+#define MBC_VEC_LANES MBC_VEC_IFMA_LANES
 
+#if MBC_VEC_IFMA_LANES == 8
+typedef __m512i vec;
+#define VI(op) _mm512_##op
+#define VI_SI(op) _mm512_##op##_si512
+#define VI_SET1 _mm512_set1_epi64
 #define MBC_KFN(name) mbc_##name##_ifma
 #define MBC_VEC_NAME "ifma"
-#define MBC_VEC_LANES 8
+#elif MBC_VEC_IFMA_LANES == 4
+typedef __m256i vec;
+#define VI(op) _mm256_##op
+#define VI_SI(op) _mm256_##op##_si256
+#define VI_SET1 _mm256_set1_epi64x
+#define MBC_KFN(name) mbc_##name##_ifma4
+#define MBC_VEC_NAME "ifma4"
+#else
+#error "MBC_VEC_IFMA_LANES must be 8 or 4"
+#endif
+typedef __mmask8 vmask;
+#define VL MBC_VEC_IFMA_LANES
 
-static inline vec v_load(const uint64_t *p) { return _mm512_load_si512((const void *)p); }
-static inline void v_store(uint64_t *p, vec a) { _mm512_store_si512((void *)p, a); }
-static inline vec v_zero(void) { return _mm512_setzero_si512(); }
-static inline vec v_set1(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+static inline vec v_load(const uint64_t *p) { return VI_SI(load)((const void *)p); }
+static inline void v_store(uint64_t *p, vec a) { VI_SI(store)((void *)p, a); }
+static inline vec v_zero(void) { return VI_SI(setzero)(); }
+static inline vec v_set1(uint64_t x) { return VI_SET1((long long)x); }
 #if defined(MBC_MSAN)
-/* v_msan_spill: r into rv, and a, b, c into ov (8 words each), for the
+/* v_msan_spill: r into rv, and a, b, c into ov (VL words each), for the
  * MemorySanitizer wrappers that spread secrecy over a result. */
-static inline void v_msan_spill(uint64_t rv[8], uint64_t ov[24], vec r, vec a, vec b, vec c)
+static inline void v_msan_spill(uint64_t rv[VL], uint64_t ov[3 * VL], vec r, vec a, vec b, vec c)
 {
-    _mm512_storeu_si512((void *)rv, r);
-    _mm512_storeu_si512((void *)ov, a);
-    _mm512_storeu_si512((void *)(ov + 8), b);
-    _mm512_storeu_si512((void *)(ov + 16), c);
+    VI_SI(storeu)((void *)rv, r);
+    VI_SI(storeu)((void *)ov, a);
+    VI_SI(storeu)((void *)(ov + VL), b);
+    VI_SI(storeu)((void *)(ov + 2 * VL), c);
 }
 #endif
 
@@ -41,15 +66,15 @@ static inline void v_msan_spill(uint64_t rv[8], uint64_t ov[24], vec r, vec a, v
 static inline vec v_msan_any(vec r, vec a, vec b, vec c, int all)
 {
 #if defined(MBC_MSAN)
-    uint64_t rv[8], ov[24];
+    uint64_t rv[VL], ov[3 * VL];
     v_msan_spill(rv, ov, r, a, b, c);
     if (all) {
         mbc_msan_spread_all(rv, sizeof(rv), ov, sizeof(ov));
     } else {
-        const uint64_t *const ops[3] = {ov, ov + 8, ov + 16};
-        mbc_msan_spread(rv, ops, 3, 8);
+        const uint64_t *const ops[3] = {ov, ov + VL, ov + 2 * VL};
+        mbc_msan_spread(rv, ops, 3, VL);
     }
-    return _mm512_loadu_si512((const void *)rv);
+    return VI_SI(loadu)((const void *)rv);
 #else
     (void)a;
     (void)b;
@@ -65,12 +90,12 @@ static inline vec v_msan_all(vec r, vec a, vec b, vec c) { return v_msan_any(r, 
 /* v_madd52lo: acc + low 52 bits of (a mod 2^52) * (b mod 2^52), per lane. */
 static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
-    return v_msan(_mm512_madd52lo_epu64(acc, a, b), acc, a, b);
+    return v_msan(VI(madd52lo_epu64)(acc, a, b), acc, a, b);
 }
 /* v_madd52hi: acc + high 52 bits of the 104-bit product of the low 52 bits. */
 static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
-    return v_msan(_mm512_madd52hi_epu64(acc, a, b), acc, a, b);
+    return v_msan(VI(madd52hi_epu64)(acc, a, b), acc, a, b);
 }
 /* v_madd52lohi: *lo = v_madd52lo(*lo, a, b) and *hi = v_madd52hi(*hi, a, b)
  * (one product on the portable backend). */
@@ -79,25 +104,27 @@ static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
     *lo = v_madd52lo(*lo, a, b);
     *hi = v_madd52hi(*hi, a, b);
 }
-static inline vec v_add(vec a, vec b) { return v_msan(_mm512_add_epi64(a, b), a, b, b); }
-static inline vec v_sub(vec a, vec b) { return v_msan(_mm512_sub_epi64(a, b), a, b, b); }
-static inline vec v_and(vec a, vec b) { return _mm512_and_si512(a, b); }
-static inline vec v_or(vec a, vec b) { return _mm512_or_si512(a, b); }
-static inline vec v_xor(vec a, vec b) { return _mm512_xor_si512(a, b); }
+static inline vec v_add(vec a, vec b) { return v_msan(VI(add_epi64)(a, b), a, b, b); }
+static inline vec v_sub(vec a, vec b) { return v_msan(VI(sub_epi64)(a, b), a, b, b); }
+static inline vec v_and(vec a, vec b) { return VI_SI(and)(a, b); }
+static inline vec v_or(vec a, vec b) { return VI_SI(or)(a, b); }
+static inline vec v_xor(vec a, vec b) { return VI_SI(xor)(a, b); }
 /* v_srl / v_sll: logical shifts by n < 64 bits (n public, same for all lanes). */
-static inline vec v_srl(vec a, unsigned n) { return _mm512_srlv_epi64(a, _mm512_set1_epi64(n)); }
-static inline vec v_sll(vec a, unsigned n) { return _mm512_sllv_epi64(a, _mm512_set1_epi64(n)); }
-static inline vec v_srl52(vec a) { return _mm512_srli_epi64(a, 52); }
+static inline vec v_srl(vec a, unsigned n) { return VI(srlv_epi64)(a, VI_SET1(n)); }
+static inline vec v_sll(vec a, unsigned n) { return VI(sllv_epi64)(a, VI_SET1(n)); }
+static inline vec v_srl52(vec a) { return VI(srli_epi64)(a, 52); }
 /* v_sra63: arithmetic shift by 63: all-ones where the top bit is set. */
-static inline vec v_sra63(vec a) { return _mm512_srai_epi64(a, 63); }
-static inline vmask v_eq(vec a, vec b) { return _mm512_cmpeq_epi64_mask(a, b); }
-static inline vmask v_nonzero(vec a) { return _mm512_test_epi64_mask(a, a); }
+static inline vec v_sra63(vec a) { return VI(srai_epi64)(a, 63); }
+static inline vmask v_eq(vec a, vec b) { return VI(cmpeq_epi64_mask)(a, b); }
+static inline vmask v_nonzero(vec a) { return VI(test_epi64_mask)(a, a); }
 /* v_blend: lanes of m take b, the others a. */
-static inline vec v_blend(vmask m, vec a, vec b) { return _mm512_mask_blend_epi64(m, a, b); }
+static inline vec v_blend(vmask m, vec a, vec b) { return VI(mask_blend_epi64)(m, a, b); }
 static inline vmask vm_and(vmask a, vmask b) { return (vmask)(a & b); }
 static inline vmask vm_or(vmask a, vmask b) { return (vmask)(a | b); }
-static inline vmask vm_not(vmask a) { return (vmask)~a; }
+static inline vmask vm_not(vmask a) { return (vmask)(~a & ((1u << VL) - 1)); }
 static inline vmask vm_from_bits(unsigned bits) { return (vmask)bits; }
-static inline unsigned vm_bits(vmask m) { return (unsigned)m & 0xFFu; }
+static inline unsigned vm_bits(vmask m) { return (unsigned)m & ((1u << VL) - 1); }
+
+#undef VL
 
 #endif /* MBC_SRC_MB52_VEC_IFMA_H */

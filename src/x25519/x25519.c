@@ -72,9 +72,9 @@ static mbc_status call_fn(const void *call, unsigned lane_mask);
 
 /*
  * x25519_run: one derive or public-key call. The lone-request kernel takes
- * a single request; up to the implementation's threshold, requests run one
- * by one (each through this function with a one-lane mask); more share one
- * batch. Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section
+ * up to the implementation's one_lanes requests; up to its one-by-one
+ * threshold, requests run one by one (each through this function with a
+ * one-lane mask); more share one batch. Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section
  * 6.1), that lane's output zeroed.
  */
 __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call *c,
@@ -103,8 +103,9 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
             to_rows(u, su, ln.n, 0);
         }
         struct x25519_args a = {k, u, r, 0};
-        x25519_kern_fn *kern = derive ? (ln.n == 1 ? impl->ladder_one : impl->ladder)
-                                      : (ln.n == 1 ? impl->base_one : impl->base);
+        const int few = ln.n <= impl->one_lanes;
+        x25519_kern_fn *kern = derive ? (few ? impl->ladder_one : impl->ladder)
+                                      : (few ? impl->base_one : impl->base);
         kern(&a);
         /* The verdict and the released results are the only values derived
          * from the scalars made public here. */

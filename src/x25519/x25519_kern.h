@@ -35,8 +35,10 @@ typedef void x25519_kern_fn(struct x25519_args *a);
  * mbc_x25519_impl: one X25519 implementation, as dispatch selects it.
  *  ladder, base          the batch kernels (up to 8 requests, packed in slots):
  *                        the Montgomery ladder on u, the fixed-base public key
- *  ladder_one, base_one  the same for a lone request (slot 0 only): the
- *                        cheapest single-request kernel
+ *  ladder_one, base_one  the same for a lone request: the cheapest kernel
+ *                        for few requests, computing slots 0..one_lanes-1
+ *  one_lanes             up to this many requests share one run of the
+ *                        single-request kernels (1 or 4)
  *  ladder_one_by_one, base_one_by_one  up to this many requests of a call run
  *                        one by one on the single-request kernels (n single
  *                        runs measured faster than one shared pass)
@@ -47,6 +49,7 @@ struct mbc_x25519_impl {
     x25519_kern_fn *base;
     x25519_kern_fn *ladder_one;
     x25519_kern_fn *base_one;
+    unsigned one_lanes;
     unsigned ladder_one_by_one;
     unsigned base_one_by_one;
 };
@@ -61,8 +64,8 @@ const struct mbc_x25519_impl *mbc_x25519_impl_for(uint64_t features);
  * The kernels of each backend: x25519_ladder computes out = X25519(scalar,
  * u) (RFC 7748: 255 ladder steps, bits 254 down to 0), x25519_base out =
  * X25519(scalar, 9) by a fixed-base method (see x25519_kern.c). _c1 computes
- * lane 0 only. Each call adds 1 to its backend's counter (for the tests that
- * prove which kernel ran).
+ * lane 0 only, _ifma4 lanes 0..3. Each call adds 1 to its backend's counter
+ * (for the tests that prove which kernel ran).
  */
 void mbc_x25519_ladder_c(struct x25519_args *a);
 void mbc_x25519_base_c(struct x25519_args *a);
@@ -70,9 +73,12 @@ void mbc_x25519_ladder_c1(struct x25519_args *a);
 void mbc_x25519_base_c1(struct x25519_args *a);
 void mbc_x25519_ladder_ifma(struct x25519_args *a);
 void mbc_x25519_base_ifma(struct x25519_args *a);
+void mbc_x25519_ladder_ifma4(struct x25519_args *a);
+void mbc_x25519_base_ifma4(struct x25519_args *a);
 extern _Atomic unsigned long mbc_x25519_kern_hits_c;
 extern _Atomic unsigned long mbc_x25519_kern_hits_c1;
 extern _Atomic unsigned long mbc_x25519_kern_hits_ifma;
+extern _Atomic unsigned long mbc_x25519_kern_hits_ifma4;
 
 /*
  * mbc_x25519_table: the fixed-base table of x25519_base (x25519_table.c,
