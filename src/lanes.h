@@ -29,6 +29,7 @@ struct mbc_lanes {
     unsigned n;                  /* requests packed into slots (mbc_lanes_pack) */
     unsigned slot_mask;          /* (1 << n) - 1 */
     unsigned lane_of[MBC_LANES]; /* the call's lane of slot s */
+    int plan;                    /* enum mbc_plan: what mbc_lanes_plan chose */
 };
 
 /* mbc_lane_check_fn: MBC_LANE_OK or the code of lane of a call's context
@@ -71,16 +72,19 @@ void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANE
 
 /*
  * mbc_lanes_plan: how the valid requests run; the one place where a call
- * decides between its batch kernel and its single-request path.
+ * decides between its batch kernel and its single-request path (also
+ * stored in ln->plan).
  *   MBC_PLAN_NONE        no valid lane: nothing to compute
- *   MBC_PLAN_ONE         one request: the single-request kernel
- *   MBC_PLAN_ONE_BY_ONE  2..one_by_one requests: each alone through the
+ *   MBC_PLAN_ONE         1..one_lanes requests (one_lanes >= 1): the
+ *                        single-request kernel, which computes that many
+ *                        slots
+ *   MBC_PLAN_ONE_BY_ONE  up to one_by_one requests: each alone through the
  *                        call itself with a one-lane mask (n single runs cost
  *                        less than one shared pass, as the family measured)
  *   MBC_PLAN_BATCH       the batch kernel, requests packed into slots
  */
 enum mbc_plan { MBC_PLAN_NONE, MBC_PLAN_ONE, MBC_PLAN_ONE_BY_ONE, MBC_PLAN_BATCH };
-enum mbc_plan mbc_lanes_plan(const struct mbc_lanes *ln, unsigned one_by_one);
+enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned one_lanes, unsigned one_by_one);
 
 /* mbc_lanes_call_fn: the _mb8 call of a family run on lane_mask with its
  * arguments in call (a struct of the family's own). */

@@ -814,8 +814,8 @@ static void test_ifma4(void **state)
             unsigned vok[2], pok[2], eok[2];
             for (int v = 0; v < 2; v++) {
                 const unsigned lanes = v ? 0x0Fu : 0xFFu;
-                struct ec_verify_args va = {c, mbc_ec_gtab(c), r[0], sv, z, x[0], y[0], vt,
-                                            lanes, 0};
+                struct ec_verify_args va = {c,    mbc_ec_gtab(c), r[0], sv,    z,
+                                            x[0], y[0],           vt,   lanes, 0};
                 (v ? mbc_ec_verify_kern_ifma4 : mbc_ec_verify_kern_ifma)(&va);
                 vok[v] = va.ok_lanes;
                 struct ec_ecdh_args ea = {c, d2, x[0], py, sx[v], vt, lanes, 0, 0, 0};
@@ -905,9 +905,12 @@ static void test_dispatch_hits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_constants), MBT_IMPL_TESTS(test_fe_ops),
-        MBT_IMPL_TESTS(test_pt_ops),      cmocka_unit_test(test_gtab),
-        MBT_IMPL_TESTS(test_spread),      MBT_IMPL_TESTS(test_dispatch_hits),
+        cmocka_unit_test(test_constants),
+        MBT_IMPL_TESTS(test_fe_ops),
+        MBT_IMPL_TESTS(test_pt_ops),
+        cmocka_unit_test(test_gtab),
+        MBT_IMPL_TESTS(test_spread),
+        MBT_IMPL_TESTS(test_dispatch_hits),
         {"test_ifma4/ifma", test_ifma4, NULL, NULL, (void *)"ifma"},
     };
     return mbt_run("ec_field", tests);

@@ -114,7 +114,7 @@ static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned la
     const void *const *const arrays[3] = {(const void *const *)c->out, (const void *const *)c->in,
                                           c->key};
     mbc_lanes_begin(ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
-    const enum mbc_plan plan = mbc_lanes_plan(ln, one_by_one);
+    const enum mbc_plan plan = mbc_lanes_plan(ln, 1, one_by_one);
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(ln, fn, c);
     }
@@ -244,7 +244,7 @@ rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES
     }
     a.fault_lanes &= in_ok;
     if (in_ok != 0) {
-        (n == 1 ? impl->crt_one : impl->crt)(&a);
+        (ln.plan == MBC_PLAN_ONE ? impl->crt_one : impl->crt)(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     const unsigned released = in_ok & a.ok_lanes;
@@ -314,7 +314,7 @@ MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
     const unsigned in_ok = below_mask(x, a.n.m, kn, ln.slot_mask);
     a.lanes = in_ok;
     if (in_ok != 0) {
-        (ln.n == 1 ? impl->pub_one : impl->pub)(&a);
+        (ln.plan == MBC_PLAN_ONE ? impl->pub_one : impl->pub)(&a);
     }
     rsa_release(&ln, &c, a.out, kn, in_ok, in_ok);
     mbc_aligned_free(block, nrows * sizeof(mb52_row));

@@ -86,8 +86,8 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
         (const void *const *)c->out, (const void *const *)c->scalar, (const void *const *)c->u};
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, 1, arrays, derive ? 3 : 2, NULL, NULL);
-    const enum mbc_plan plan =
-        mbc_lanes_plan(&ln, derive ? impl->ladder_one_by_one : impl->base_one_by_one);
+    const unsigned one_by_one = derive ? impl->ladder_one_by_one : impl->base_one_by_one;
+    const enum mbc_plan plan = mbc_lanes_plan(&ln, impl->one_lanes, one_by_one);
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(&ln, call_fn, c);
     } else if (plan != MBC_PLAN_NONE) {
@@ -103,9 +103,9 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
             to_rows(u, su, ln.n, 0);
         }
         struct x25519_args a = {k, u, r, 0};
-        const int few = ln.n <= impl->one_lanes;
-        x25519_kern_fn *kern = derive ? (few ? impl->ladder_one : impl->ladder)
-                                      : (few ? impl->base_one : impl->base);
+        const int one = plan == MBC_PLAN_ONE;
+        x25519_kern_fn *kern = derive ? (one ? impl->ladder_one : impl->ladder)
+                                      : (one ? impl->base_one : impl->base);
         kern(&a);
         /* The verdict and the released results are the only values derived
          * from the scalars made public here. */

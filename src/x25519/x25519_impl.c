@@ -13,14 +13,14 @@
  */
 #define X25519_C_ONE_BY_ONE MBC_LANES
 const struct mbc_x25519_impl mbc_x25519_impl_c = {
-    "c",
-    mbc_x25519_ladder_c,
-    mbc_x25519_base_c,
-    mbc_x25519_ladder_c1,
-    mbc_x25519_base_c1,
-    1,
-    X25519_C_ONE_BY_ONE,
-    X25519_C_ONE_BY_ONE,
+    .name = "c",
+    .ladder = mbc_x25519_ladder_c,
+    .base = mbc_x25519_base_c,
+    .ladder_one = mbc_x25519_ladder_c1,
+    .base_one = mbc_x25519_base_c1,
+    .one_lanes = 1,
+    .ladder_one_by_one = X25519_C_ONE_BY_ONE,
+    .base_one_by_one = X25519_C_ONE_BY_ONE,
 };
 
 #if MBC_HAVE_IFMA
@@ -33,14 +33,14 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
  * more share one zmm batch. Not measured: this machine has no IFMA.
  */
 static const struct mbc_x25519_impl x25519_ifma = {
-    "ifma",
-    mbc_x25519_ladder_ifma,
-    mbc_x25519_base_ifma,
-    mbc_x25519_ladder_ifma4,
-    mbc_x25519_base_ifma4,
-    4,
-    1,
-    1,
+    .name = "ifma",
+    .ladder = mbc_x25519_ladder_ifma,
+    .base = mbc_x25519_base_ifma,
+    .ladder_one = mbc_x25519_ladder_ifma4,
+    .base_one = mbc_x25519_base_ifma4,
+    .one_lanes = 4,
+    .ladder_one_by_one = 1,
+    .base_one_by_one = 1,
 };
 #endif
 
