@@ -30,7 +30,20 @@ typedef struct {
     uint64_t v[VW];
 } vmask;
 
-#if VW == 8
+/* MBC_VEC_COUNT: the counting build of tools/count_ops.c (8 lanes,
+ * symbols name_cnt): every multiply-add and every other vector operation
+ * adds 1 to its counter, as one zmm instruction would. */
+#if defined(MBC_VEC_COUNT)
+extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
+#define VEC_COUNT(ctr, n) (mbc_vec_count_##ctr += (n))
+#else
+#define VEC_COUNT(ctr, n) ((void)0)
+#endif
+
+#if VW == 8 && defined(MBC_VEC_COUNT)
+#define MBC_KFN(name) mbc_##name##_cnt
+#define MBC_VEC_NAME "cnt"
+#elif VW == 8
 #define MBC_KFN(name) mbc_##name##_c
 #define MBC_VEC_NAME "c"
 #elif VW == 2
@@ -45,6 +58,7 @@ typedef struct {
 
 #define VEC_MAP(expr)                                                                 \
     vec r_;                                                                           \
+    VEC_COUNT(alu, 1);                                                                \
     for (int i = 0; i < VW; i++) {                                                     \
         r_.v[i] = (expr);                                                             \
     }                                                                                 \
@@ -54,8 +68,21 @@ typedef struct {
 
 static inline vec v_load(const uint64_t *p) { vec r; memcpy(r.v, p, sizeof(r.v)); return r; }
 static inline void v_store(uint64_t *p, vec a) { memcpy(p, a.v, sizeof(a.v)); }
-static inline vec v_zero(void) { VEC_MAP(0); }
-static inline vec v_set1(uint64_t x) { VEC_MAP(x); }
+/* (constants and broadcasts are not counted: a compiler hoists most) */
+static inline vec v_zero(void)
+{
+    vec r;
+    memset(r.v, 0, sizeof(r.v));
+    return r;
+}
+static inline vec v_set1(uint64_t x)
+{
+    vec r;
+    for (int i = 0; i < VW; i++) {
+        r.v[i] = x;
+    }
+    return r;
+}
 /* v_msan: under MemorySanitizer, r with carries' secrecy spread over whole
  * lanes (see mbc_msan_spread); otherwise r. */
 static inline vec v_msan(vec r, vec a, vec b, vec c)
@@ -74,6 +101,7 @@ static inline vec v_msan(vec r, vec a, vec b, vec c)
 static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
     vec r;
+    VEC_COUNT(madd, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52);
     }
@@ -82,6 +110,7 @@ static inline vec v_madd52lo(vec acc, vec a, vec b)
 static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
     vec r;
+    VEC_COUNT(madd, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] +
                  (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
@@ -93,6 +122,7 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
 static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
 {
     vec l, h;
+    VEC_COUNT(madd, 2);
     for (int i = 0; i < VW; i++) {
         const unsigned __int128 p = (unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52);
         l.v[i] = lo->v[i] + ((uint64_t)p & M52);
@@ -104,6 +134,7 @@ static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
 static inline vec v_add(vec a, vec b)
 {
     vec r;
+    VEC_COUNT(alu, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] + b.v[i];
     }
@@ -112,6 +143,7 @@ static inline vec v_add(vec a, vec b)
 static inline vec v_sub(vec a, vec b)
 {
     vec r;
+    VEC_COUNT(alu, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] - b.v[i];
     }
@@ -127,6 +159,7 @@ static inline vec v_sra63(vec a) { VEC_MAP(0 - (a.v[i] >> 63)); }
 static inline vmask v_eq(vec a, vec b)
 {
     vmask r;
+    VEC_COUNT(alu, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = mbc_ct_eq_mask(a.v[i], b.v[i]);
     }
@@ -135,6 +168,7 @@ static inline vmask v_eq(vec a, vec b)
 static inline vmask v_nonzero(vec a)
 {
     vmask r;
+    VEC_COUNT(alu, 1);
     for (int i = 0; i < VW; i++) {
         r.v[i] = ~mbc_ct_is_zero_mask(a.v[i]);
     }
@@ -184,5 +218,6 @@ static inline unsigned vm_bits(vmask m)
 
 #undef M52
 #undef VW
+#undef VEC_COUNT
 
 #endif /* MBC_SRC_MB52_VEC_C_H */
