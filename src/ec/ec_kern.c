@@ -66,6 +66,8 @@ static inline unsigned ec_k(const struct ec_curve *c)
  * mul_K: r = a b / R mod m, r < 2m (a, b < 4m; see mb52_amm_q_k).
  * sqr_K: r = a^2 / R mod m, the digits of mul_K(r, a, a).
  * add_K: r = a + b, reduced once by 2m: a, b < 2m -> r < 2m.
+ * addm_K: r = a + b, not reduced: a, b < 2m -> r < 4m, an input of mul_K
+ *   and sqr_K only.
  * sub_K: r = a - b, plus 2m when negative: a, b < 2m -> r < 2m.
  * canon_K: r = a mod m, for a < 2m.
  * r may alias a or b in all of them.
@@ -89,6 +91,14 @@ static inline unsigned ec_k(const struct ec_curve *c)
         }                                                                                          \
         mb52_normalise(r, acc, K);                                                                 \
         mb52_cond_sub(r, md->m2, K);                                                               \
+    }                                                                                              \
+    static void addm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b)                        \
+    {                                                                                              \
+        vec acc[K];                                                                                \
+        for (unsigned j = 0; j < K; j++) {                                                         \
+            acc[j] = v_add(v_load(a[j]), v_load(b[j]));                                            \
+        }                                                                                          \
+        mb52_normalise(r, acc, K);                                                                 \
     }                                                                                              \
     static void sub_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
                         const struct ec_mod *md)                                                   \
@@ -143,6 +153,15 @@ static inline void fe_add(const struct ec_curve *c, const struct ec_mod *md, mb5
                           const mb52_row *a, const mb52_row *b)
 {
     (c->k == 5 ? add_5 : add_8)(r, a, b, md);
+}
+
+/* fe_addm: r = a + b < 4m for a, b < 2m, not reduced: for a result whose
+ * only uses are multiplies and squares (which take inputs below 4m), one
+ * conditional subtraction fewer than fe_add. */
+static inline void fe_addm(const struct ec_curve *c, mb52_row *r, const mb52_row *a,
+                           const mb52_row *b)
+{
+    (c->k == 5 ? addm_5 : addm_8)(r, a, b);
 }
 
 static inline void fe_sub(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
@@ -260,6 +279,7 @@ static void fe_from_mont(const struct ec_curve *c, const struct ec_mod *md, mb52
 #define FP_MUL(r, a, b) fe_mul(c, &c->p, r, a, b)
 #define FP_SQR(r, a) fe_sqr(c, &c->p, r, a)
 #define FP_ADD(r, a, b) fe_add(c, &c->p, r, a, b)
+#define FP_ADDM(r, a, b) fe_addm(c, r, a, b) /* r < 4p: multiply inputs only */
 #define FP_SUB(r, a, b) fe_sub(c, &c->p, r, a, b)
 
 static void pt_copy(unsigned k, struct ec_pt *r, const struct ec_pt *p)
@@ -301,14 +321,14 @@ static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb
     FP_ADD(z3, x3, x3);
     FP_ADD(x3, x3, z3);
     FP_SUB(z3, t1, x3);
-    FP_ADD(x3, t1, x3);
+    FP_ADDM(x3, t1, x3);
     FP_MUL(y3, c->b, y3);
     FP_ADD(t1, t2, t2);
     FP_ADD(t2, t1, t2);
     FP_SUB(y3, y3, t2);
     FP_SUB(y3, y3, t0);
     FP_ADD(t1, y3, y3);
-    FP_ADD(y3, t1, y3);
+    FP_ADDM(y3, t1, y3);
     FP_ADD(t1, t0, t0);
     FP_ADD(t0, t1, t0);
     FP_SUB(t0, t0, t2);
@@ -333,18 +353,18 @@ static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt
     FP_MUL(t0, p->x, q->x);
     FP_MUL(t1, p->y, q->y);
     FP_MUL(t2, p->z, q->z);
-    FP_ADD(t3, p->x, p->y);
-    FP_ADD(t4, q->x, q->y);
+    FP_ADDM(t3, p->x, p->y);
+    FP_ADDM(t4, q->x, q->y);
     FP_MUL(t3, t3, t4);
     FP_ADD(t4, t0, t1);
     FP_SUB(t3, t3, t4);
-    FP_ADD(t4, p->y, p->z);
-    FP_ADD(u, q->y, q->z);
+    FP_ADDM(t4, p->y, p->z);
+    FP_ADDM(u, q->y, q->z);
     FP_MUL(t4, t4, u);
     FP_ADD(u, t1, t2);
     FP_SUB(t4, t4, u);
-    FP_ADD(u, p->x, p->z);
-    FP_ADD(y3, q->x, q->z);
+    FP_ADDM(u, p->x, p->z);
+    FP_ADDM(y3, q->x, q->z);
     FP_MUL(u, u, y3);
     FP_ADD(y3, t0, t2);
     FP_SUB(y3, u, y3);
@@ -359,8 +379,8 @@ static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_p
     EC_ALIGN fe t0, t1, t2, t3, t4, y3;
     FP_MUL(t0, p->x, qx);
     FP_MUL(t1, p->y, qy);
-    FP_ADD(t3, qx, qy);
-    FP_ADD(t4, p->x, p->y);
+    FP_ADDM(t3, qx, qy);
+    FP_ADDM(t4, p->x, p->y);
     FP_MUL(t3, t3, t4);
     FP_ADD(t4, t0, t1);
     FP_SUB(t3, t3, t4);
@@ -390,12 +410,12 @@ static void pt_dbl(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt
     const unsigned k = ec_k(c);
     EC_ALIGN fe w, t, s, ss, rr, b, h;
     FP_SUB(w, p->x, p->z);
-    FP_ADD(t, p->x, p->z);
+    FP_ADDM(t, p->x, p->z);
     FP_MUL(w, w, t);
     FP_ADD(t, w, w);
-    FP_ADD(w, t, w);
+    FP_ADDM(w, t, w); /* 3 w < 4p: squared and multiplied only */
     FP_MUL(s, p->y, p->z);
-    FP_ADD(s, s, s);
+    FP_ADDM(s, s, s); /* 2 Y Z < 4p: multiplied only */
     FP_SQR(ss, s);
     FP_MUL(t, p->y, s); /* R */
     FP_SQR(rr, t);

@@ -65,28 +65,32 @@ MB52_INLINE vec mb52_quot(vec c, vec m0inv, int p256)
 /*
  * P-256's p = 2^256 - 2^224 + 2^192 + 2^96 - 1 has the 52-bit digits
  * 2^52 - 1, 2^44 - 1, 0, 2^36 and 2^48 - 2^16. A Montgomery step that adds
- * y p (y < 2^52) needs multiply-adds for digits 1 and 4 only: digit 2
- * adds nothing, digit 3 is a shift (lo52(2^36 y) = (y << 36) mod 2^52,
- * hi52(2^36 y) = y >> 16), and digit 0 is folded by the callers:
- * y (2^52 - 1) = y 2^52 - y, where y is the column mod 2^52, so the column
- * minus y is its own carry times 2^52, and the next column gets that carry
- * plus y. The columns hold exactly the sums of the generic step, so the
- * digits are the same; 4 multiply-adds per step instead of 10.
+ * y p (y < 2^52) needs multiply-adds for digits 1, 3 and 4 only: digit 2
+ * adds nothing, and digit 0 is folded by the callers: y (2^52 - 1) =
+ * y 2^52 - y, where y is the column mod 2^52, so the column minus y is its
+ * own carry times 2^52, and the next column gets that carry plus y (2
+ * other operations instead of 2 multiply-adds). The columns hold exactly
+ * the sums of the generic step, so the digits are the same; 6 multiply-adds
+ * per step instead of 10. (Digit 3 as shifts, lo52(2^36 y) = (y << 36) mod
+ * 2^52 and hi52(2^36 y) = y >> 16, would trade 2 multiply-adds for 5 other
+ * operations: more instructions in all, and the other operations, about
+ * twice the multiply-adds in the point formulas, already bound a pass.)
  * mb52_p256_lo / mb52_p256_hi add the low / high halves of y m_j, j = 1..4,
  * to col[j].
  */
 #define MB52_P256_D1 ((1ull << 44) - 1)
+#define MB52_P256_D3 (1ull << 36)
 #define MB52_P256_D4 ((1ull << 48) - (1ull << 16))
 MB52_INLINE void mb52_p256_lo(vec *col, vec y)
 {
     col[1] = v_madd52lo(col[1], v_set1(MB52_P256_D1), y);
-    col[3] = v_add(col[3], v_and(v_sll(y, 36), v_set1(MB52_MASK)));
+    col[3] = v_madd52lo(col[3], v_set1(MB52_P256_D3), y);
     col[4] = v_madd52lo(col[4], v_set1(MB52_P256_D4), y);
 }
 MB52_INLINE void mb52_p256_hi(vec *col, vec y)
 {
     col[1] = v_madd52hi(col[1], v_set1(MB52_P256_D1), y);
-    col[3] = v_add(col[3], v_srl(y, 16));
+    col[3] = v_madd52hi(col[3], v_set1(MB52_P256_D3), y);
     col[4] = v_madd52hi(col[4], v_set1(MB52_P256_D4), y);
 }
 
