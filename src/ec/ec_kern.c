@@ -24,7 +24,9 @@
  * (M_b, a multiply by b, is a full multiply here: b has all its digits).
  * Doubling uses the cheaper projective doubling for a = -3 (pt_dbl,
  * 7 M + 3 S + 11 add/sub), whose one exceptional input, the identity, is
- * handled by a mask: doublings are most of d P.
+ * handled by a mask: doublings are most of d P. Of the additions, those
+ * whose sum only feeds multiplies stay unreduced below 4p (fe_addm: 8 in
+ * pt_add, 4 in pt_madd, 3 in pt_dbl), which the multiply accepts.
  *
  * Scalars: signed (Booth) windows of 5 bits, digits -16..16, nwin windows
  * (52 for P-256, 77 for P-384: one bit more than the order).
