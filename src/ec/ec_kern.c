@@ -84,16 +84,6 @@ static inline unsigned ec_k(const struct ec_curve *c)
     {                                                                                              \
         mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), K, 0);                                        \
     }                                                                                              \
-    static void add_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
-                        const struct ec_mod *md)                                                   \
-    {                                                                                              \
-        vec acc[K];                                                                                \
-        for (unsigned j = 0; j < K; j++) {                                                         \
-            acc[j] = v_add(v_load(a[j]), v_load(b[j]));                                            \
-        }                                                                                          \
-        mb52_normalise(r, acc, K);                                                                 \
-        mb52_cond_sub(r, md->m2, K);                                                               \
-    }                                                                                              \
     static void addm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b)                        \
     {                                                                                              \
         vec acc[K];                                                                                \
@@ -101,6 +91,12 @@ static inline unsigned ec_k(const struct ec_curve *c)
             acc[j] = v_add(v_load(a[j]), v_load(b[j]));                                            \
         }                                                                                          \
         mb52_normalise(r, acc, K);                                                                 \
+    }                                                                                              \
+    static void add_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
+                        const struct ec_mod *md)                                                   \
+    {                                                                                              \
+        addm_##K(r, a, b);                                                                         \
+        mb52_cond_sub(r, md->m2, K);                                                               \
     }                                                                                              \
     static void sub_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
                         const struct ec_mod *md)                                                   \
