@@ -403,6 +403,21 @@ MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, cons
                                     size_t d_len);
 
 /*
+ * mbc_ec_priv_key_new_pair: as mbc_ec_priv_key_new, for a d whose public
+ * point the caller already has from this library (point, 04 || X || Y, as
+ * mbc_ec_keygen or mbc_ec_keygen_mb8 return it): d G is not computed again.
+ * The point is validated as by mbc_ec_pub_key_new (MBC_ERR_POINT_FORMAT,
+ * MBC_ERR_POINT_RANGE, MBC_ERR_NOT_ON_CURVE; MBC_ERR_NULL_PARAM for NULL)
+ * but not compared with d G: signing and ECDH use d alone, and the point is
+ * only what mbc_ec_priv_key_public returns, so a point that is not d's
+ * gives wrong answers there and nowhere else. For a d of any other origin
+ * (an imported key), use mbc_ec_priv_key_new. This saves the fixed-base
+ * multiplication of a TLS key share: generated in a batch, then made a key.
+ */
+MBC_API mbc_err mbc_ec_priv_key_new_pair(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                         size_t d_len, const uint8_t *point, size_t point_len);
+
+/*
  * mbc_ec_priv_key_generate: a new private key of curve in *key, d uniform in
  * [1, n-1] from the OS generator (getrandom; rejection sampling, no modulo
  * bias). Errors as mbc_ec_priv_key_new, and MBC_ERR_UNSUPPORTED when the OS

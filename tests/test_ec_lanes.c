@@ -914,6 +914,62 @@ static void test_key_constructors(void **state)
         d[0] = 1;
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, 1), MBC_OK);
         mbc_ec_priv_key_free(k);
+        /* new_pair: a generated pair becomes a key without d G; the key
+         * signs and agrees as the one mbc_ec_priv_key_new builds; every
+         * point error is its own, and the d errors stay */
+        {
+            uint8_t gd[MAX_LEN], gq[MAX_POINT], s1[MAX_LEN], s2[MAX_LEN], sig[2 * MAX_LEN];
+            static const uint8_t dg[32] = {7, 7, 7};
+            mbc_ec_priv_key *k2 = NULL;
+            mbc_ec_pub_key *pk2 = NULL;
+            assert_int_equal(mbc_ec_keygen(gd, gq, cf->curve), MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, gq, plen), MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_curve(k), cf->curve);
+            assert_int_equal(mbc_ec_priv_key_public(k, q, sizeof(q)), MBC_OK);
+            assert_memory_equal(q, gq, plen);
+            assert_int_equal(mbc_ec_priv_key_new(&k2, cf->curve, gd, len), MBC_OK);
+            assert_int_equal(mbc_ec_priv_key_public(k2, q, sizeof(q)), MBC_OK);
+            assert_memory_equal(q, gq, plen);
+            assert_int_equal(mbc_ecdh(s1, r->point, plen, k), MBC_OK);
+            assert_int_equal(mbc_ecdh(s2, r->point, plen, k2), MBC_OK);
+            assert_memory_equal(s1, s2, len);
+            assert_int_equal(mbc_ec_pub_key_new(&pk2, cf->curve, gq, plen), MBC_OK);
+            assert_int_equal(mbc_ecdsa_sign(sig, dg, sizeof(dg), k), MBC_OK);
+            assert_int_equal(mbc_ecdsa_verify(sig, dg, sizeof(dg), pk2), MBC_OK);
+            mbc_ec_pub_key_free(pk2);
+            mbc_ec_priv_key_free(k2);
+            mbc_ec_priv_key_free(k);
+            k = (mbc_ec_priv_key *)(void *)&sentinel;
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, NULL, plen),
+                             MBC_ERR_NULL_PARAM);
+            assert_null(k);
+            assert_int_equal(mbc_ec_priv_key_new_pair(NULL, cf->curve, gd, len, gq, plen),
+                             MBC_ERR_NULL_PARAM);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, NULL, len, gq, plen),
+                             MBC_ERR_NULL_PARAM);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, (mbc_curve)7, gd, len, gq, plen),
+                             MBC_ERR_BAD_PARAM);
+            memset(d, 0, len);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, d, len, gq, plen),
+                             MBC_ERR_KEY_RANGE);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, gq, plen - 1),
+                             MBC_ERR_POINT_FORMAT);
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, gq, 0),
+                             MBC_ERR_POINT_FORMAT);
+            memcpy(q, gq, plen);
+            q[0] = 6;
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, q, plen),
+                             MBC_ERR_POINT_FORMAT);
+            memcpy(q, gq, plen);
+            memcpy(q + 1, c->p_be, len); /* x = p */
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, q, plen),
+                             MBC_ERR_POINT_RANGE);
+            memcpy(q, gq, plen);
+            q[plen - 1] ^= 1; /* y changed: off the curve */
+            assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, q, plen),
+                             MBC_ERR_NOT_ON_CURVE);
+            assert_null(k);
+        }
         /* generate */
         assert_int_equal(mbc_ec_priv_key_generate(NULL, cf->curve), MBC_ERR_NULL_PARAM);
         k = (mbc_ec_priv_key *)(void *)&sentinel;

@@ -18,6 +18,8 @@ struct key_call {
     mbc_curve curve;
     const uint8_t *in;
     size_t len;
+    const uint8_t *point; /* priv_new: the pair's point, or NULL */
+    size_t point_len;
     uint8_t *out;
     mbc_err err;
 };
@@ -34,7 +36,9 @@ static mbc_err call(void (*fn)(void *), struct key_call *c)
 static void priv_new(void *arg)
 {
     struct key_call *c = arg;
-    c->err = mbc_ec_priv_key_new(&c->priv, c->curve, c->in, c->len);
+    c->err = c->point != NULL ? mbc_ec_priv_key_new_pair(&c->priv, c->curve, c->in, c->len,
+                                                         c->point, c->point_len)
+                              : mbc_ec_priv_key_new(&c->priv, c->curve, c->in, c->len);
 }
 
 static void pub_new(void *arg)
@@ -53,6 +57,16 @@ mbc_err mbo_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_
 {
     struct key_call c = {.curve = curve, .in = d, .len = d_len};
     const mbc_err err = call(priv_new, &c);
+    *key = c.priv;
+    return err;
+}
+
+mbc_err mbo_ec_priv_key_new_pair(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                 size_t d_len, const uint8_t *point, size_t point_len)
+{
+    struct key_call c = {
+        .curve = curve, .in = d, .len = d_len, .point = point, .point_len = point_len};
+    const mbc_err err = point != NULL ? call(priv_new, &c) : MBC_ERR_NULL_PARAM;
     *key = c.priv;
     return err;
 }

@@ -333,6 +333,8 @@ mbc_err mbo_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_L
  * same names, through mbo_call (these compute points: safe inside a job);
  * MBC_ERR_NO_MEMORY when no stack could be had. */
 mbc_err mbo_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d, size_t d_len);
+mbc_err mbo_ec_priv_key_new_pair(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                 size_t d_len, const uint8_t *point, size_t point_len);
 mbc_err mbo_ec_pub_key_new(mbc_ec_pub_key **key, mbc_curve curve, const uint8_t *point,
                            size_t point_len);
 mbc_err mbo_x25519_public_key(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[MBC_X25519_LEN]);

@@ -156,14 +156,18 @@ static int set_pub(struct mbp_ec_key *k, const uint8_t *point, size_t len)
 }
 
 /* set_pair: k (of its curve) gets the private scalar d (scalar_len bytes,
- * big-endian) and its public key; with want_point, that must be it. */
+ * big-endian) and its public key; with want_point, that must be it. With
+ * known, want_point is known to be d's (mbcrypto's key generation gave it,
+ * or a key of ours is copied) and d G is not computed again
+ * (mbc_ec_priv_key_new_pair). */
 static int set_pair(struct mbp_ec_key *k, const uint8_t *d, const uint8_t *want_point,
-                    size_t want_len)
+                    size_t want_len, int known)
 {
     const size_t slen = mbc_ec_scalar_len(k->curve), plen = mbc_ec_point_len(k->curve);
     mbc_ec_priv_key *priv;
     uint8_t point[MBP_EC_POINT_MAX];
-    if (mbo_ec_priv_key_new(&priv, k->curve, d, slen) != MBC_OK) {
+    if ((known ? mbo_ec_priv_key_new_pair(&priv, k->curve, d, slen, want_point, want_len)
+               : mbo_ec_priv_key_new(&priv, k->curve, d, slen)) != MBC_OK) {
         return 0;
     }
     if (mbc_ec_priv_key_public(priv, point, sizeof(point)) != MBC_OK ||
@@ -317,7 +321,7 @@ static int from_params(struct mbp_ec_key *k, int selection, const OSSL_PARAM par
         uint8_t d[MBP_EC_SCALAR_MAX];
         const size_t slen = mbc_ec_scalar_len(c);
         ok = OSSL_PARAM_get_BN(dp, &bn) && BN_bn2binpad(bn, d, (int)slen) == (int)slen &&
-             set_pair(k, d, point, point_len);
+             set_pair(k, d, point, point_len, 0);
         BN_clear_free(bn);
         OPENSSL_cleanse(d, sizeof(d));
     } else if (point != NULL && (selection & MBP_SEL_KEYPAIR) != 0) {
@@ -555,7 +559,7 @@ static void *ec_dup(const void *keydata, int selection)
     if (src->other != NULL) {
         ok = (k->other = EVP_PKEY_dup(src->other)) != NULL;
     } else if ((selection & MBP_SEL_PRIV) != 0 && src->priv != NULL) {
-        ok = set_pair(k, src->d, NULL, 0);
+        ok = set_pair(k, src->d, src->point, mbc_ec_point_len(src->curve), 1);
     } else if ((selection & MBP_SEL_PUB) != 0 && src->pub != NULL) {
         ok = set_pub(k, src->point, mbc_ec_point_len(src->curve));
     }
@@ -699,7 +703,7 @@ static void *ec_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
     }
     uint8_t d[MBP_EC_SCALAR_MAX], point[MBP_EC_POINT_MAX];
     const mbc_err err = mbo_ec_keygen(curve, d, point);
-    const int ok = err == MBC_OK && set_pair(k, d, point, mbc_ec_point_len(curve));
+    const int ok = err == MBC_OK && set_pair(k, d, point, mbc_ec_point_len(curve), 1);
     OPENSSL_cleanse(d, sizeof(d));
     if (!ok) {
         mbp_err(g->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err != MBC_OK ? err : MBC_ERR_FAULT));

@@ -207,10 +207,18 @@ MBC_API mbc_curve mbc_ec_pub_key_curve(const mbc_ec_pub_key *key)
     return (mbc_curve)mbc_ec_pub_curve(key);
 }
 
-/* priv_init: key from d (1 <= d < n, checked by the caller): Q = d G on
- * the single-request kernel, checked on the curve (MBC_ERR_FAULT). */
-static mbc_err priv_init(struct mbc_ec_priv_key *key, const struct ec_curve *c, const uint64_t *d)
+/* priv_init: key from d (1 <= d < n, checked by the caller) and its point:
+ * q (validated by the caller) or, for q NULL, Q = d G on the single-request
+ * kernel, checked on the curve (MBC_ERR_FAULT). */
+static mbc_err priv_init(struct mbc_ec_priv_key *key, const struct ec_curve *c, const uint64_t *d,
+                         const uint8_t *q)
 {
+    if (q != NULL) {
+        memcpy(key->q, q, 1 + 2 * (size_t)c->len);
+        memcpy(key->d, d, c->k * sizeof(uint64_t));
+        key->tag = (struct mbc_key_tag){MBC_KEY_EC_PRIV, (uint32_t)c->id};
+        return MBC_OK;
+    }
     const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
     EC_ALIGN mb52_row dr[EC_MAX_K], x[EC_MAX_K], y[EC_MAX_K];
     const uint64_t *const dc[8] = {d};
@@ -233,14 +241,15 @@ static mbc_err priv_init(struct mbc_ec_priv_key *key, const struct ec_curve *c, 
     return err;
 }
 
-/* priv_new: a key object for d, or the error. */
-static mbc_err priv_new(mbc_ec_priv_key **key, const struct ec_curve *c, const uint64_t *d)
+/* priv_new: a key object for d (and q, see priv_init), or the error. */
+static mbc_err priv_new(mbc_ec_priv_key **key, const struct ec_curve *c, const uint64_t *d,
+                        const uint8_t *q)
 {
     struct mbc_ec_priv_key *k = mbc_aligned_alloc(sizeof(*k));
     if (k == NULL) {
         return MBC_ERR_NO_MEMORY;
     }
-    mbc_err err = priv_init(k, c, d);
+    mbc_err err = priv_init(k, c, d, q);
     if (err != MBC_OK) {
         mbc_aligned_free(k, sizeof(*k));
         return err;
@@ -249,11 +258,12 @@ static mbc_err priv_new(mbc_ec_priv_key **key, const struct ec_curve *c, const u
     return MBC_OK;
 }
 
-/* priv_key_new / priv_key_generate: the work of mbc_ec_priv_key_new and
- * mbc_ec_priv_key_generate, in frames of their own that the callers then
- * scrub (wipe.h). */
+/* priv_key_new / priv_key_generate: the work of mbc_ec_priv_key_new (point
+ * NULL), mbc_ec_priv_key_new_pair and mbc_ec_priv_key_generate, in frames
+ * of their own that the callers then scrub (wipe.h). */
 __attribute__((noinline)) static mbc_err priv_key_new(mbc_ec_priv_key **key, mbc_curve curve,
-                                                      const uint8_t *d, size_t d_len)
+                                                      const uint8_t *d, size_t d_len,
+                                                      const uint8_t *point, size_t point_len)
 {
     if (key == NULL) {
         return MBC_ERR_NULL_PARAM;
@@ -270,7 +280,17 @@ __attribute__((noinline)) static mbc_err priv_key_new(mbc_ec_priv_key **key, mbc
     uint64_t ok = ~mbc_mb52_from_be(dd, c->k, d, d_len, c->bits);
     ok &= mbc_ec_scalar_mask(c, dd);
     mbc_declassify(&ok, sizeof(ok));
-    const mbc_err err = ok ? priv_new(key, c, dd) : MBC_ERR_KEY_RANGE;
+    mbc_err err = ok ? MBC_OK : MBC_ERR_KEY_RANGE;
+    if (err == MBC_OK && point != NULL) {
+        uint64_t x[EC_MAX_K], y[EC_MAX_K];
+        err = point_len == 0 ? MBC_ERR_POINT_FORMAT : mbc_ec_parse_point(c, point, point_len, x, y);
+        if (err == MBC_OK && !on_curve(c, x, y)) {
+            err = MBC_ERR_NOT_ON_CURVE;
+        }
+    }
+    if (err == MBC_OK) {
+        err = priv_new(key, c, dd, point);
+    }
     mbc_memzero(dd, sizeof(dd));
     return err;
 }
@@ -288,7 +308,7 @@ __attribute__((noinline)) static mbc_err priv_key_generate(mbc_ec_priv_key **key
     uint64_t d[EC_MAX_K];
     mbc_err err = mbc_ec_draw_scalar(c, d);
     if (err == MBC_OK) {
-        err = priv_new(key, c, d);
+        err = priv_new(key, c, d, NULL);
     }
     mbc_memzero(d, sizeof(d));
     return err;
@@ -297,7 +317,21 @@ __attribute__((noinline)) static mbc_err priv_key_generate(mbc_ec_priv_key **key
 MBC_API mbc_err mbc_ec_priv_key_new(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
                                     size_t d_len)
 {
-    const mbc_err err = priv_key_new(key, curve, d, d_len);
+    const mbc_err err = priv_key_new(key, curve, d, d_len, NULL, 0);
+    mbc_wipe_secrets(MBC_WIPE_EC);
+    return err;
+}
+
+MBC_API mbc_err mbc_ec_priv_key_new_pair(mbc_ec_priv_key **key, mbc_curve curve, const uint8_t *d,
+                                         size_t d_len, const uint8_t *point, size_t point_len)
+{
+    if (point == NULL) {
+        if (key != NULL) {
+            *key = NULL;
+        }
+        return MBC_ERR_NULL_PARAM;
+    }
+    const mbc_err err = priv_key_new(key, curve, d, d_len, point, point_len);
     mbc_wipe_secrets(MBC_WIPE_EC);
     return err;
 }
