@@ -5,7 +5,8 @@
  *    03, 04 or other, coordinates near or above p, off the curve, the one
  *    byte 00): the documented error of the first rule the bytes break, as
  *    BIGNUM computes it, and OpenSSL accepts a 04 point exactly when
- *    mbcrypto does;
+ *    mbcrypto does; mbc_ec_priv_key_new_pair gives the same verdict on the
+ *    same bytes, and keeps an accepted point as the key's;
  *  - mbc_ecdsa_verify on fuzzed signatures (r, s = 0, n - 1, n, >= n, a
  *    valid signature and near misses) and digests of 0..127 bytes: valid
  *    exactly when u1 G + u2 Q (EC_POINT_mul) says so, and when
@@ -515,6 +516,24 @@ static void pub_verify(struct fz_in *in, const struct cfx *c, unsigned flags)
     const mbc_err err = mbc_ec_pub_key_new((flags & F_NULL_OUT) ? NULL : &key, curve,
                                            (flags & F_NULL_IN) ? NULL : buf, plen);
     fz_expect("mbc_ec_pub_key_new", err, errs);
+    if (!(flags & (F_NULL_OUT | F_NULL_IN))) {
+        /* the same point as the point of a pair (with a good d): the same
+         * verdict, and an accepted point is the key's public point */
+        mbc_ec_priv_key *pair = (mbc_ec_priv_key *)&errs;
+        const mbc_err perr =
+            mbc_ec_priv_key_new_pair(&pair, curve, c->keys[0].d, c->len, buf, plen);
+        FZ_CHECK(perr == err, "mbc_ec_priv_key_new_pair: %s, mbc_ec_pub_key_new: %s",
+                 mbc_err_str(perr), mbc_err_str(err));
+        if (perr == MBC_OK) {
+            uint8_t q[PT_MAX];
+            FZ_CHECK(mbc_ec_priv_key_public(pair, q, sizeof(q)) == MBC_OK &&
+                         memcmp(q, pt, plen) == 0,
+                     "mbc_ec_priv_key_new_pair: the key's point is not the one given");
+            mbc_ec_priv_key_free(pair);
+        } else {
+            FZ_CHECK(pair == NULL, "mbc_ec_priv_key_new_pair: *key not NULL");
+        }
+    }
     free(buf);
     fz_count(err == MBC_OK ? "point accepted" : "point refused");
     if (err != MBC_OK) {
