@@ -84,16 +84,18 @@ void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANE
     }
 }
 
-enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned one_lanes, unsigned one_by_one)
+enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned few_lanes, unsigned one_by_one)
 {
     const unsigned count = (unsigned)__builtin_popcount(ln->valid);
     enum mbc_plan plan = MBC_PLAN_BATCH;
     if (count == 0) {
         plan = MBC_PLAN_NONE;
-    } else if (count <= one_lanes || count == 1) {
+    } else if (count == 1) {
         plan = MBC_PLAN_ONE;
     } else if (count <= one_by_one) {
         plan = MBC_PLAN_ONE_BY_ONE;
+    } else if (count <= few_lanes) {
+        plan = MBC_PLAN_FEW;
     }
     ln->plan = plan;
     return plan;

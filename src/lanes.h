@@ -75,16 +75,16 @@ void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANE
  * decides between its batch kernel and its single-request path (also
  * stored in ln->plan).
  *   MBC_PLAN_NONE        no valid lane: nothing to compute
- *   MBC_PLAN_ONE         1..one_lanes requests (one_lanes >= 1): the
- *                        single-request kernel, which computes that many
- *                        slots
- *   MBC_PLAN_ONE_BY_ONE  up to one_by_one requests: each alone through the
+ *   MBC_PLAN_ONE         one request: the single-request kernel
+ *   MBC_PLAN_ONE_BY_ONE  2..one_by_one requests: each alone through the
  *                        call itself with a one-lane mask (n single runs cost
  *                        less than one shared pass, as the family measured)
+ *   MBC_PLAN_FEW         otherwise up to few_lanes requests: the narrow
+ *                        kernel, which computes only that many slots
  *   MBC_PLAN_BATCH       the batch kernel, requests packed into slots
  */
-enum mbc_plan { MBC_PLAN_NONE, MBC_PLAN_ONE, MBC_PLAN_ONE_BY_ONE, MBC_PLAN_BATCH };
-enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned one_lanes, unsigned one_by_one);
+enum mbc_plan { MBC_PLAN_NONE, MBC_PLAN_ONE, MBC_PLAN_ONE_BY_ONE, MBC_PLAN_FEW, MBC_PLAN_BATCH };
+enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned few_lanes, unsigned one_by_one);
 
 /* mbc_lanes_call_fn: the _mb8 call of a family run on lane_mask with its
  * arguments in call (a struct of the family's own). */

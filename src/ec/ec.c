@@ -99,6 +99,13 @@ static mbc_status call_again(const void *call, unsigned lane_mask)
     }
 }
 
+/* EC_KERN: the kernel of operation op (base, sign, verify, ecdh) for the
+ * plan of ln: single-request, few or batch. */
+#define EC_KERN(ln, impl, op)                                                                      \
+    ((ln)->plan == MBC_PLAN_ONE   ? (impl)->op##_one                                               \
+     : (ln)->plan == MBC_PLAN_FEW ? (impl)->op##_few                                               \
+                                  : (impl)->op)
+
 /*
  * ec_start: the lane checks and the plan of a call (arrays: the pointer
  * arrays that must hold no NULL), running the one-by-one plan itself.
@@ -113,11 +120,11 @@ static struct ec_work *ec_start(struct mbc_lanes *ln, const struct ec_call *c, u
     /* test hook ec_batch_plan: 2 requests or more take the batch kernel */
     const int batch = mbc_test_hook(ec_batch_plan) != 0;
     const enum mbc_plan plan =
-        mbc_lanes_plan(ln, batch ? 1 : impl->one_lanes[c->op], batch ? 1 : impl->one_by_one[c->op]);
+        mbc_lanes_plan(ln, batch ? 0 : impl->few_lanes[c->op], batch ? 1 : impl->one_by_one[c->op]);
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(ln, call_again, c);
     }
-    if (plan != MBC_PLAN_ONE && plan != MBC_PLAN_BATCH) {
+    if (plan == MBC_PLAN_NONE || plan == MBC_PLAN_ONE_BY_ONE) {
         return NULL;
     }
     struct ec_work *w = mbc_aligned_alloc(sizeof(*w));
@@ -258,7 +265,7 @@ __attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, un
     }
     const struct ec_curve *cv = c->c;
     const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    ec_sign_fn *kern = ln.plan == MBC_PLAN_ONE ? impl->sign_one : impl->sign;
+    ec_sign_fn *kern = EC_KERN(&ln, impl, sign);
     gather_d(w->d, &ln, c);
     gather_digests(w->z, &ln, c);
     unsigned lanes = ln.slot_mask;
@@ -402,7 +409,7 @@ MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
     struct ec_verify_args a = {cv,   mbc_ec_gtab(cv), w->r,  w->s, w->z, w->x,
                                w->y, w->vtab,         lanes, 0};
     if (lanes != 0) {
-        (ln.plan == MBC_PLAN_ONE ? impl->verify_one : impl->verify)(&a);
+        EC_KERN(&ln, impl, verify)(&a);
     }
     mbc_lanes_set_slots(&ln, ln.slot_mask & ~a.ok_lanes, MBC_LANE_SIG_INVALID);
     return ec_finish(&ln, &c, w);
@@ -444,7 +451,7 @@ __attribute__((noinline)) static mbc_status ecdh_mb8(uint8_t *const secret[MBC_L
     }
     struct ec_ecdh_args a = {cv, w->d, w->x, w->y, w->r, w->vtab, ln.slot_mask, fault_slots(&ln),
                              0,  0};
-    (ln.plan == MBC_PLAN_ONE ? impl->ecdh_one : impl->ecdh)(&a);
+    EC_KERN(&ln, impl, ecdh)(&a);
     mbc_declassify(&a.peer_ok, sizeof(a.peer_ok));
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     mbc_lanes_set_slots(&ln, ln.slot_mask & ~a.peer_ok, MBC_LANE_NOT_ON_CURVE);
@@ -489,7 +496,7 @@ __attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const d[MBC_LANE
         cv, mbc_ec_gtab(cv), w->d, w->x, w->y, ln.slot_mask & ~failed, fault_slots(&ln) & ~failed,
         0};
     if (a.lanes != 0) {
-        (ln.plan == MBC_PLAN_ONE ? impl->base_one : impl->base)(&a);
+        EC_KERN(&ln, impl, base)(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     mbc_lanes_set_slots(&ln, a.lanes & ~a.ok_lanes, MBC_LANE_FAULT);

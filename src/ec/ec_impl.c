@@ -22,7 +22,11 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
     mbc_ec_sign_kern_c1,
     mbc_ec_verify_kern_c1,
     mbc_ec_ecdh_kern_c1,
-    {1, 1, 1, 1},
+    NULL, /* every request runs alone on _c1 */
+    NULL,
+    NULL,
+    NULL,
+    {0, 0, 0, 0},
     {8, 8, 8, 8},
 };
 
@@ -31,11 +35,12 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * IFMA: a lone key generation or signature spreads its fixed-base windows
  * over the 8 lanes (mbc_ec_base_spread_kern_ifma: 7 or 10 mixed additions
  * and 3 horizontal additions instead of 52 or 77 mixed additions); the
- * inversions after it still take a whole 8-lane pass each. Up to 4 ECDH or
- * verifications run on the ymm build (_ifma4): the batch kernel's
- * multiply-adds on 4 lanes, twice as fast as zmm ones on Zen 4 and Ice
- * Lake, as fast elsewhere (vec_ifma.h). Any other 2 requests or more share
- * one batch. Not measured: this machine has no IFMA.
+ * inversions after it still take a whole 8-lane pass each. A lone ECDH or
+ * verification, and 2 to 4 requests of any operation, run on the ymm build
+ * (_ifma4): the batch kernel's instructions on 4 lanes, which issue twice
+ * as fast as zmm ones on Zen 4 and Ice Lake and as fast elsewhere
+ * (vec_ifma.h). 5 requests or more share one zmm batch. Not measured: this
+ * machine has no IFMA.
  */
 static const struct mbc_ec_impl ec_ifma = {
     "ifma",
@@ -47,7 +52,11 @@ static const struct mbc_ec_impl ec_ifma = {
     mbc_ec_sign_spread_kern_ifma,
     mbc_ec_verify_kern_ifma4,
     mbc_ec_ecdh_kern_ifma4,
-    {1, 1, 4, 4},
+    mbc_ec_base_kern_ifma4,
+    mbc_ec_sign_kern_ifma4,
+    mbc_ec_verify_kern_ifma4,
+    mbc_ec_ecdh_kern_ifma4,
+    {4, 4, 4, 4},
     {1, 1, 1, 1},
 };
 #endif

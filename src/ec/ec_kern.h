@@ -177,10 +177,10 @@ enum ec_op { EC_OP_KEYGEN, EC_OP_SIGN, EC_OP_VERIFY, EC_OP_ECDH, EC_NUM_OPS };
 /*
  * mbc_ec_impl: one EC implementation, as dispatch selects it.
  *  base .. ecdh          the batch kernels (up to 8 requests in slots 0..n-1)
- *  base_one .. ecdh_one  the same for a lone request: the fastest kernel
- *                        for few requests, computing slots 0..one_lanes-1
- *  one_lanes[op]         up to this many requests share one run of the
- *                        single-request kernel (1 or 4)
+ *  base_one .. ecdh_one  the same for a lone request (slot 0): the fastest
+ *                        single-request kernel
+ *  base_few .. ecdh_few  the same for 2..few_lanes requests (mbc_lanes_plan)
+ *  few_lanes[op]         the slots the few kernels compute (0: none)
  *  one_by_one[op]        up to this many requests of a call run one by one
  *                        on the single-request kernel (mbc_lanes_plan)
  */
@@ -194,7 +194,11 @@ struct mbc_ec_impl {
     ec_sign_fn *sign_one;
     ec_verify_fn *verify_one;
     ec_ecdh_fn *ecdh_one;
-    unsigned one_lanes[EC_NUM_OPS];
+    ec_base_fn *base_few;
+    ec_sign_fn *sign_few;
+    ec_verify_fn *verify_few;
+    ec_ecdh_fn *ecdh_few;
+    unsigned few_lanes[EC_NUM_OPS];
     unsigned one_by_one[EC_NUM_OPS];
 };
 

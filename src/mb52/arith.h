@@ -97,8 +97,9 @@ MB52_INLINE void mb52_p256_hi(vec *col, vec y)
 /*
  * mb52_amm_q_k: almost-Montgomery multiplication r = a * b / R mod m.
  * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52; p256:
- *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo). More generally r < a b / R + m, so a, b < 4m
- *       give r < 2m too when 16m <= R.
+ *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo). More
+ *       generally r < a b / R + m, so a, b < 4m give r < 2m too when
+ *       16m <= R.
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
  * Each accumulator digit takes at most 4k products of < 2^52 plus carries,
  * < 2^61 for k <= 80.

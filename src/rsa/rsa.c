@@ -118,7 +118,7 @@ static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned la
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(ln, fn, c);
     }
-    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH;
+    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH; /* (no FEW: few_lanes 1) */
 }
 
 /* rsa_finish: the status word, with the outputs of failed lanes zeroed. */

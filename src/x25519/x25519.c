@@ -71,11 +71,12 @@ static void from_rows(uint8_t *const out[MBC_LANES], const mb52_row *r, unsigned
 static mbc_status call_fn(const void *call, unsigned lane_mask);
 
 /*
- * x25519_run: one derive or public-key call. The lone-request kernel takes
- * up to the implementation's one_lanes requests; up to its one-by-one
- * threshold, requests run one by one (each through this function with a
- * one-lane mask); more share one batch. Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section
- * 6.1), that lane's output zeroed.
+ * x25519_run: one derive or public-key call, as mbc_lanes_plan decides: a
+ * lone request on the single-request kernel; up to the implementation's
+ * one-by-one threshold, each request alone (through this function with a
+ * one-lane mask); up to its few_lanes on the few kernel; more in one batch.
+ * Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section 6.1),
+ * that lane's output zeroed.
  */
 __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call *c,
                                                        unsigned lane_mask)
@@ -87,7 +88,7 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, 1, arrays, derive ? 3 : 2, NULL, NULL);
     const unsigned one_by_one = derive ? impl->ladder_one_by_one : impl->base_one_by_one;
-    const enum mbc_plan plan = mbc_lanes_plan(&ln, impl->one_lanes, one_by_one);
+    const enum mbc_plan plan = mbc_lanes_plan(&ln, impl->few_lanes, one_by_one);
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(&ln, call_fn, c);
     } else if (plan != MBC_PLAN_NONE) {
@@ -103,9 +104,9 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
             to_rows(u, su, ln.n, 0);
         }
         struct x25519_args a = {k, u, r, 0};
-        const int one = plan == MBC_PLAN_ONE;
-        x25519_kern_fn *kern = derive ? (one ? impl->ladder_one : impl->ladder)
-                                      : (one ? impl->base_one : impl->base);
+        x25519_kern_fn *kern = plan == MBC_PLAN_ONE   ? (derive ? impl->ladder_one : impl->base_one)
+                               : plan == MBC_PLAN_FEW ? (derive ? impl->ladder_few : impl->base_few)
+                                                      : (derive ? impl->ladder : impl->base);
         kern(&a);
         /* The verdict and the released results are the only values derived
          * from the scalars made public here. */

@@ -18,7 +18,9 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
     .base = mbc_x25519_base_c,
     .ladder_one = mbc_x25519_ladder_c1,
     .base_one = mbc_x25519_base_c1,
-    .one_lanes = 1,
+    .ladder_few = NULL, /* every request runs alone on _c1 */
+    .base_few = NULL,
+    .few_lanes = 0,
     .ladder_one_by_one = X25519_C_ONE_BY_ONE,
     .base_one_by_one = X25519_C_ONE_BY_ONE,
 };
@@ -38,7 +40,9 @@ static const struct mbc_x25519_impl x25519_ifma = {
     .base = mbc_x25519_base_ifma,
     .ladder_one = mbc_x25519_ladder_ifma4,
     .base_one = mbc_x25519_base_ifma4,
-    .one_lanes = 4,
+    .ladder_few = mbc_x25519_ladder_ifma4,
+    .base_few = mbc_x25519_base_ifma4,
+    .few_lanes = 4,
     .ladder_one_by_one = 1,
     .base_one_by_one = 1,
 };

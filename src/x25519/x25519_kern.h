@@ -35,10 +35,10 @@ typedef void x25519_kern_fn(struct x25519_args *a);
  * mbc_x25519_impl: one X25519 implementation, as dispatch selects it.
  *  ladder, base          the batch kernels (up to 8 requests, packed in slots):
  *                        the Montgomery ladder on u, the fixed-base public key
- *  ladder_one, base_one  the same for a lone request: the cheapest kernel
- *                        for few requests, computing slots 0..one_lanes-1
- *  one_lanes             up to this many requests share one run of the
- *                        single-request kernels (1 or 4)
+ *  ladder_one, base_one  the same for a lone request (slot 0): the cheapest
+ *                        single-request kernel
+ *  ladder_few, base_few  the same for 2..few_lanes requests (mbc_lanes_plan)
+ *  few_lanes             the slots the few kernels compute (0: none)
  *  ladder_one_by_one, base_one_by_one  up to this many requests of a call run
  *                        one by one on the single-request kernels (n single
  *                        runs measured faster than one shared pass)
@@ -49,7 +49,9 @@ struct mbc_x25519_impl {
     x25519_kern_fn *base;
     x25519_kern_fn *ladder_one;
     x25519_kern_fn *base_one;
-    unsigned one_lanes;
+    x25519_kern_fn *ladder_few;
+    x25519_kern_fn *base_few;
+    unsigned few_lanes;
     unsigned ladder_one_by_one;
     unsigned base_one_by_one;
 };
