@@ -1253,8 +1253,12 @@ static void run_ec(void *a)
     case 5:
         err = mbc_ecdh(e->out[0], e->peer[0], f->plen, f->priv);
         break;
-    default:
+    case 6:
         err = mbc_ec_priv_key_new(&nk, f->curve, f->d, f->len);
+        mbc_ec_priv_key_free(nk);
+        break;
+    default:
+        err = mbc_ec_priv_key_new_pair(&nk, f->curve, f->d, f->len, f->point, f->plen);
         mbc_ec_priv_key_free(nk);
         break;
     }
@@ -1325,6 +1329,7 @@ static void test_ec(void **state)
     static const char *const names[] = {
         "mbc_ecdsa_sign_k_mb8", "mbc_ecdsa_sign_mb8", "mbc_ecdh_mb8",        "mbc_ec_keygen_mb8",
         "mbc_ecdsa_sign_k",     "mbc_ecdh",           "mbc_ec_priv_key_new",
+        "mbc_ec_priv_key_new_pair",
     };
     struct ec_arg *e = calloc(1, sizeof(*e));
     assert_non_null(e);
@@ -1345,7 +1350,7 @@ static void test_ec(void **state)
         /* 8 lanes on the batch kernel (hook ec_batch_plan), 8, 3 and 1 on the
          * implementation's plan */
         static const unsigned masks[] = {0xFF, 0xFF, 0x23, 0x01};
-        for (unsigned op = 0; op < 7; op++) {
+        for (unsigned op = 0; op < 8; op++) {
             for (size_t m = 0; m < 4; m++) {
                 if (op >= 4 && m > 0) {
                     continue;
