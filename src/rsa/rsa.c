@@ -114,11 +114,11 @@ static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned la
     const void *const *const arrays[3] = {(const void *const *)c->out, (const void *const *)c->in,
                                           c->key};
     mbc_lanes_begin(ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
-    const enum mbc_plan plan = mbc_lanes_plan(ln, 1, one_by_one);
+    const enum mbc_plan plan = mbc_lanes_plan(ln, 0, one_by_one); /* no few-request kernel */
     if (plan == MBC_PLAN_ONE_BY_ONE) {
         mbc_lanes_one_by_one(ln, fn, c);
     }
-    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH; /* (no FEW: few_lanes 1) */
+    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH;
 }
 
 /* rsa_finish: the status word, with the outputs of failed lanes zeroed. */
