@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -47,14 +48,21 @@ const unsigned mbo_offered = MBO_FAM_RSA | MBO_FAM_GCM;
 static EVP_PKEY *pkey;
 static mbc_rsa_priv_key *priv;
 static mbc_rsa_pub_key *pub;
-static char counters_path[64];
+static char counters_path[4096];
 
 #define K 256 /* RSA-2048 */
 
 static int group_setup(void **state)
 {
     (void)state;
-    strcpy(counters_path, "/tmp/test_mbo.XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] == '\0') {
+        tmp = P_tmpdir; /* <stdio.h>: the system's temporary directory */
+    }
+    const int len = snprintf(counters_path, sizeof(counters_path), "%s/test_mbo.XXXXXX", tmp);
+    if (len < 0 || (size_t)len >= sizeof(counters_path)) {
+        return -1;
+    }
     const int fd = mkstemp(counters_path);
     if (fd < 0) {
         return -1;
@@ -291,12 +299,19 @@ static void test_max_wait(void **state)
     req_init(&r, 1);
     const uint64_t flushes = ctr(MBO_CTR_ASYNC_FLUSHES), t0 = now_us();
     assert_int_equal(job_start(&j, &r), ASYNC_PAUSE);
-    assert_int_equal(job_step(&j), ASYNC_PAUSE); /* resumed at once: waits on */
-    assert_true(readable(job_fd(&j)));
-    assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes);
-    while (job_step(&j) == ASYNC_PAUSE) {
+    /* Resumed at once, it waits on; only a thread descheduled for the whole
+     * wait before this step may find its batch due already, so that is
+     * checked by the clock, not assumed. */
+    int st = job_step(&j);
+    if (st == ASYNC_PAUSE) {
         assert_true(readable(job_fd(&j)));
+        assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes);
     }
+    while (st == ASYNC_PAUSE) {
+        assert_true(readable(job_fd(&j)));
+        st = job_step(&j);
+    }
+    assert_int_equal(st, ASYNC_FINISH);
     assert_true(now_us() - t0 >= wait);
     req_check(&r);
     assert_int_equal(ctr(MBO_CTR_ASYNC_FLUSHES), flushes + 1);

@@ -7,10 +7,12 @@
 # DIR/root/usr/lib64/ld-linux-x86-64.so.2 --library-path
 # DIR/root/usr/lib/x86_64-linux-gnu.
 #
-# apt state: /work/trixie when it holds a trixie sources.list and lists,
-# otherwise DIR/apt (a sources.list for trixie signed by Debian's archive
-# keyring, and one apt-get update). Exits 0 with DIR/root ready, 1 (with a
-# reason on stderr) when the packages cannot be had.
+# apt state: DIR/apt (its own sources.list, lists and cache; the system's
+# package state is not touched). The sources line is the machine's own
+# Debian archive with the suite replaced by trixie: URI and keyring come
+# from this machine's apt configuration (tools/apt_suite_source.py), so no
+# host is named here. Exits 0 with DIR/root ready, 1 (with a reason on
+# stderr) when the packages cannot be had.
 set -euo pipefail
 dir=${1:?usage: openssl35.sh DIR}
 mkdir -p "$dir"
@@ -19,13 +21,15 @@ if [ -x "$dir/root/usr/bin/openssl" ] && [ -e "$dir/root/usr/lib64/ld-linux-x86-
     exit 0
 fi
 pkgs=(libssl3t64 openssl libc6)
-if [ -s /work/trixie/sources.list ] && [ -d /work/trixie/lists ]; then
-    state=/work/trixie
-else
-    state=$dir/apt
-    mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
-        > "$state/sources.list"
+state=$dir/apt
+mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+src=$(python3 "$(dirname "${BASH_SOURCE[0]}")/apt_suite_source.py" trixie main) || {
+    echo "openssl35: no Debian source in this machine's apt configuration" >&2
+    exit 1
+}
+if [ "$(cat "$state/sources.list" 2>/dev/null)" != "$src" ]; then
+    echo "$src" > "$state/sources.list"
+    rm -f "$state/lists/"*Packages* 2>/dev/null || true
 fi
 apt_opts=(-o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/dev/null
           -o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"

@@ -19,6 +19,7 @@ pids=()
 cleanup() {
     for p in "${pids[@]}"; do
         kill "$p" 2>/dev/null
+        kill -CONT "$p" 2>/dev/null # a server a test stopped (SIGSTOP) takes its TERM now
     done
     for p in "${pids[@]}"; do
         wait "$p" 2>/dev/null
@@ -100,6 +101,28 @@ OURS=("${PROV[@]}")
 use_engine() {
     export OPENSSL_ENGINES=$MBC_ENGINE_DIR
     OURS=(-engine mbcrypto)
+}
+
+# wait_queued PORT N: until N connections to 127.0.0.1:PORT have data
+# waiting in their receive queue, accepted or not (the kernel queues a
+# ClientHello for a connection the server has yet to accept); at most 20 s.
+# Read from /proc/net/tcp: no connection of its own.
+wait_queued() {
+    python3 - "$1" "$2" <<'PY'
+import sys, time
+want, n = ":%04X" % int(sys.argv[1]), int(sys.argv[2])
+end = time.time() + 20
+while time.time() < end:
+    got = 0
+    for line in open("/proc/net/tcp").read().splitlines()[1:]:
+        f = line.split()
+        if f[1].endswith(want) and f[3] == "01" and int(f[4].split(":")[1], 16) > 0:
+            got += 1
+    if got >= n:
+        sys.exit(0)
+    time.sleep(0.02)
+sys.exit(1)
+PY
 }
 
 # counter FILE NAME: the value of one counter of a counters file.

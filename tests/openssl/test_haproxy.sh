@@ -7,9 +7,11 @@
 # (bounded counts), on two frontends: an RSA-2048 certificate with X25519
 # key shares, and an ECDSA P-256 certificate with P-256 key shares. Every
 # request succeeds, the body is right, mbcrypto ran the handshakes'
-# signatures (batched from 8 connections on), their key exchange and the
-# records' AES-GCM (counters file), and HAProxy's fd count is back to its
-# start after every run (no leaked wait fd or paused job). Then clients that send a
+# signatures, their key exchange and the records' AES-GCM (counters file),
+# and HAProxy's fd count is back to its start after every run (no leaked
+# wait fd or paused job). Batching is asserted only where the test makes the
+# handshakes overlap (8 ClientHellos released together, see load); elsewhere
+# it is a note, since it depends on the CPU's speed. Then clients that send a
 # ClientHello and reset the connection at once; HAProxy must stay up, serve
 # again and stop cleanly. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
@@ -70,21 +72,39 @@ settle() {
 fd0=$(nfd)
 note "haproxy fds at start: $fd0"
 
-# load C N [PORT SIGN KX]: h2load, C connections, N requests (each
-# connection a full TLS 1.3 handshake) to PORT (default: the RSA frontend),
-# whose handshakes must count C signatures SIGN and C key exchanges KX.
+# load C N [PORT SIGN KX [together]]: h2load, C connections, N requests
+# (each connection a full TLS 1.3 handshake) to PORT (default: the RSA
+# frontend), whose handshakes must count C signatures SIGN and C key
+# exchanges KX. Whether handshakes overlap inside HAProxy depends on the
+# CPU's speed (a lone request never waits to be batched), so a plain run
+# asserts what holds on any CPU: every request served, every handshake's
+# operations by mbcrypto, fds back; the batched count is a note. With
+# "together", HAProxy is stopped (SIGSTOP) until the kernel holds all C
+# ClientHellos, then resumed: it finds them in one round of its event loop,
+# so their requests meet in the lane manager on any CPU, and batching is
+# asserted.
 load() {
     local c=$1 n=$2 p=${3:-$port} sig=${4:-ops-rsa-sign} kx=${5:-ops-x25519-derive}
-    local out="$scratch/h2load.$1.$p"
-    local sign0 kx0 gcm0
+    local together=${6:-}
+    local out="$scratch/h2load.$1.$p$together"
+    local sign0 kx0 gcm0 queued=1
     sign0=$(counter "$ctr" "$sig")
     kx0=$(counter "$ctr" "$kx")
     gcm0=$(counter "$ctr" ops-aes-gcm-encrypt)
     batched0=$(counter "$ctr" async-batched)
-    timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$p/" > "$out" 2>&1
+    if [ -n "$together" ]; then
+        kill -STOP "$hpid"
+        timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$p/" > "$out" 2>&1 &
+        local lpid=$!
+        wait_queued "$p" "$c" || queued=0
+        kill -CONT "$hpid"
+        wait "$lpid"
+    else
+        timeout 120 h2load -n "$n" -c "$c" "https://127.0.0.1:$p/" > "$out" 2>&1
+    fi
     if ! grep -q "requests: $n total, $n started, $n done, $n succeeded, 0 failed" "$out" ||
         ! grep -q "status codes: $n 2xx" "$out"; then
-        not_ok "h2load -c $c -n $n: $(grep -E 'requests:' "$out")"
+        not_ok "h2load -c $c -n $n $together: $(grep -E 'requests:' "$out")"
         tail -n 5 "$out" | sed 's/^/#   /'
         return
     fi
@@ -93,14 +113,16 @@ load() {
     kxs=$(($(counter "$ctr" "$kx") - kx0))
     gcms=$(($(counter "$ctr" ops-aes-gcm-encrypt) - gcm0))
     batched=$(($(counter "$ctr" async-batched) - batched0))
-    note "-c $c ($sig): $signs signatures, $kxs key exchanges ($kx), $gcms records sealed," \
-        "$batched batched by mbcrypto"
-    check "h2load -c $c -n $n ($sig, $kx): all succeeded, signed and keys exchanged by mbcrypto" \
+    note "-c $c $together ($sig): $signs signatures, $kxs key exchanges ($kx)," \
+        "$gcms records sealed, $batched batched by mbcrypto"
+    check "h2load -c $c -n $n $together ($sig, $kx): all succeeded, signed and keys exchanged by mbcrypto" \
         test "$signs" -ge "$c" -a "$kxs" -ge "$c" -a "$gcms" -ge "$n"
-    if [ "$c" -ge 8 ]; then
-        check "h2load -c $c: signatures batched" test "$batched" -ge 2
+    if [ -n "$together" ]; then
+        check "h2load -c $c together: all $c ClientHellos queued while HAProxy was stopped" \
+            test "$queued" = 1
+        check "h2load -c $c together: requests batched" test "$batched" -ge 2
     fi
-    check "h2load -c $c: fds back to $fd0" settle "$fd0"
+    check "h2load -c $c $together: fds back to $fd0" settle "$fd0"
 }
 load 1 4
 load 8 32
@@ -108,6 +130,8 @@ load 64 256
 for c in 1 8 64; do
     load "$c" $((4 * c)) "$port_ec" ops-ecdsa-sign ops-ecdh
 done
+load 8 8 "$port" ops-rsa-sign ops-x25519-derive together
+load 8 8 "$port_ec" ops-ecdsa-sign ops-ecdh together
 
 # The body, over HTTP/1.1.
 resp=$(printf 'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' |

@@ -184,7 +184,7 @@ add_program() { # add_program GUEST_PATH HOST_PATH: the program and its librarie
 }
 
 : > "$list"
-for d in /bin /dev /proc /sys /tmp /b /vectors/wycheproof; do add_dir "$d"; done
+for d in /bin /dev /proc /sys /tmp /b /vectors/wycheproof; do add_dir "$d"; done # guest paths
 echo "nod /dev/console 0600 0 0 c 5 1" >> "$list"
 echo "nod /dev/null 0666 0 0 c 1 3" >> "$list"
 add_file /bin/busybox /bin/busybox 0755
@@ -245,7 +245,7 @@ done
 init=$work/init
 {
     echo '#!/bin/sh'
-    echo 'export PATH=/bin HOME=/tmp CMOCKA_MESSAGE_OUTPUT=TAP MBC_TEST_QUICK=1 MBC_VECTORS_DIR=/vectors'
+    echo 'export PATH=/bin HOME=/tmp CMOCKA_MESSAGE_OUTPUT=TAP MBC_TEST_QUICK=1 MBC_VECTORS_DIR=/vectors' # guest paths
     # OpenSSL, the tests' oracle, picks its BMI2/ADX/AVX2 code from CPUID
     # leaf 7, and some of it computes wrong results under Bochs 2.7 (X25519
     # and P-256 did; mbcrypto's ifma and c results agreed with each other).
@@ -257,7 +257,7 @@ init=$work/init
     # use. Binding everything at start avoids the trampoline.
     echo 'export LD_BIND_NOW=1'
     echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
-    echo 'mount -t tmpfs tmp /tmp; cd /b'
+    echo 'mount -t tmpfs tmp /tmp; cd /b' # guest paths
     echo 'echo "@@emu boot $(cat /proc/uptime)"'
     i=0
     for c in "${cmds[@]}"; do
