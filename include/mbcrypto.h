@@ -185,6 +185,37 @@ typedef enum mbc_alg {
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 
+/* mbc_tier: the kind of kernel an implementation runs. */
+typedef enum mbc_tier {
+    MBC_TIER_PORTABLE = 0, /* C for any x86-64 CPU (the oracle of the others) */
+    MBC_TIER_VECTOR = 1    /* SIMD kernels: AVX-512 IFMA, AES-NI, VAES */
+} mbc_tier;
+
+/*
+ * mbc_impl_info: what an implementation says of itself, so that callers
+ * decide by properties, not by comparing names.
+ *  name      as mbc_impl_name gives it: for display
+ *  tier      its kind of kernel
+ *  lanes     the requests one pass of its batch kernel computes (8 for the
+ *            8-lane kernels of RSA, EC and X25519; 1 for AES-GCM, whose
+ *            calls take one message)
+ *  fast_ops  the operations it was measured to run at least at OpenSSL's
+ *            speed, which the OpenSSL provider's and ENGINE's "auto" serve:
+ *            bit (1u << op) for each mbc_job_op op of the family, and for
+ *            MBC_ALG_GCM bit 0 (sealing and opening)
+ */
+typedef struct mbc_impl_info {
+    const char *name;
+    mbc_tier tier;
+    unsigned lanes;
+    unsigned fast_ops;
+} mbc_impl_info;
+
+/* mbc_impl_get_info: the properties of the implementation currently
+ * selected for alg (library-owned, never freed; a later mbc_cpu_restrict
+ * may select another); NULL for an unknown alg. */
+MBC_API const mbc_impl_info *mbc_impl_get_info(mbc_alg alg);
+
 /* ------------------------------------------------------------------------ */
 /* RSA                                                                       */
 /* ------------------------------------------------------------------------ */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "dispatch.h"
+#include "impl.h"
 
 void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
 {
@@ -48,7 +49,7 @@ uint64_t mbc_cpu_parse_mask(const char *s, int *malformed)
 
 /* Portable until the first use fills it. */
 static struct mbc_dispatch g_table = {&mbc_rsa_impl_c, &mbc_gcm_impl_c, &mbc_ec_impl_c,
-                                         &mbc_x25519_impl_c};
+                                      &mbc_x25519_impl_c};
 static uint64_t g_detected;
 static uint64_t g_env_mask = ~0ull;
 static uint64_t g_features;
@@ -90,40 +91,43 @@ MBC_API uint64_t mbc_cpu_restrict(uint64_t allowed)
     return g_features;
 }
 
-/* The families of mbc_impl_name, each with the name of its selected
- * implementation (the first member of every implementation struct). */
-static const char *rsa_name(const struct mbc_dispatch *t)
+/* family_base: the head of alg's selected implementation (every
+ * implementation struct starts with a struct mbc_impl_base), NULL for an
+ * unknown alg. */
+static const struct mbc_impl_base *family_base(const struct mbc_dispatch *t, mbc_alg alg)
 {
-    return t->rsa->name;
+    switch (alg) {
+    case MBC_ALG_RSA:
+        return &t->rsa->base;
+    case MBC_ALG_GCM:
+        return &t->gcm->base;
+    case MBC_ALG_EC:
+        return &t->ec->base;
+    case MBC_ALG_X25519:
+        return &t->x25519->base;
+    }
+    return NULL;
 }
 
-static const char *gcm_name(const struct mbc_dispatch *t)
+MBC_API const mbc_impl_info *mbc_impl_get_info(mbc_alg alg)
 {
-    return t->gcm->name;
+    const struct mbc_impl_base *b = family_base(mbc_dispatch_get(), alg);
+    return b != NULL ? &b->info : NULL;
 }
-
-static const char *ec_name(const struct mbc_dispatch *t)
-{
-    return t->ec->name;
-}
-
-static const char *x25519_name(const struct mbc_dispatch *t)
-{
-    return t->x25519->name;
-}
-
-static const char *(*const family_name[])(const struct mbc_dispatch *t) = {
-    [MBC_ALG_RSA] = rsa_name,
-    [MBC_ALG_GCM] = gcm_name,
-    [MBC_ALG_EC] = ec_name,
-    [MBC_ALG_X25519] = x25519_name,
-};
 
 MBC_API const char *mbc_impl_name(mbc_alg alg)
 {
-    const struct mbc_dispatch *t = mbc_dispatch_get();
-    if ((unsigned)alg >= sizeof(family_name) / sizeof(family_name[0]) || family_name[alg] == NULL) {
-        return NULL;
+    const mbc_impl_info *info = mbc_impl_get_info(alg);
+    return info != NULL ? info->name : NULL;
+}
+
+const void *mbc_impl_pick(const void *const impls[], size_t n, uint64_t features)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        const struct mbc_impl_base *b = impls[i];
+        if ((features & b->needs) == b->needs) {
+            return impls[i];
+        }
     }
-    return family_name[alg](t);
+    return impls[n - 1];
 }

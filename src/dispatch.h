@@ -17,14 +17,16 @@
 
 /*
  * mbc_dispatch: one implementation per family, each chosen by the family's
- * own mbc_<family>_impl_for(features) and starting with its name. Adding a
- * family is a member here and a row in dispatch.c's family table.
+ * own mbc_<family>_impl_for(features) from its table (impl.h) and starting
+ * with its struct mbc_impl_base. Adding a family is a member here and a case
+ * in dispatch.c's family_base; adding an implementation to a family is a
+ * row in the family's table.
  */
 struct mbc_dispatch {
-    const struct mbc_rsa_impl *rsa; /* "ifma" or "c" */
-    const struct mbc_gcm_impl *gcm; /* "vaes512", "aesni" or "c" */
-    const struct mbc_ec_impl *ec;   /* "ifma" or "c" */
-    const struct mbc_x25519_impl *x25519; /* "ifma" or "c" */
+    const struct mbc_rsa_impl *rsa;
+    const struct mbc_gcm_impl *gcm;
+    const struct mbc_ec_impl *ec;
+    const struct mbc_x25519_impl *x25519;
 };
 
 /* mbc_dispatch_fill: t gets, family by family, the fastest implementation

@@ -84,7 +84,7 @@ void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANE
     }
 }
 
-enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned few_lanes, unsigned one_by_one)
+enum mbc_plan mbc_lanes_pick(struct mbc_lanes *ln, const struct mbc_kplan *kp)
 {
     const unsigned count = (unsigned)__builtin_popcount(ln->valid);
     enum mbc_plan plan = MBC_PLAN_BATCH;
@@ -92,21 +92,34 @@ enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned few_lanes, unsigned 
         plan = MBC_PLAN_NONE;
     } else if (count == 1) {
         plan = MBC_PLAN_ONE;
-    } else if (count <= one_by_one) {
+    } else if (count <= kp->one_by_one) {
         plan = MBC_PLAN_ONE_BY_ONE;
-    } else if (count <= few_lanes) {
+    } else if (count <= kp->few_lanes) {
         plan = MBC_PLAN_FEW;
     }
     ln->plan = plan;
     return plan;
 }
 
-void mbc_lanes_one_by_one(struct mbc_lanes *ln, mbc_lanes_call_fn *fn, const void *call)
+void mbc_lanes_run(struct mbc_lanes *ln, mbc_lanes_body_fn *body, const void *call, void *work)
 {
+    if (ln->plan == MBC_PLAN_NONE) {
+        return;
+    }
+    if (ln->plan != MBC_PLAN_ONE_BY_ONE) {
+        mbc_lanes_pack(ln);
+        body(ln, call, work);
+        return;
+    }
     const unsigned valid = ln->valid;
     for (unsigned l = 0; l < MBC_LANES; l++) {
         if ((valid >> l) & 1u) {
-            mbc_lanes_fail(ln, 1u << l, mbc_lane_code(fn(call, 1u << l), l));
+            struct mbc_lanes one = *ln;
+            one.valid = 1u << l;
+            one.plan = MBC_PLAN_ONE;
+            mbc_lanes_pack(&one);
+            body(&one, call, work);
+            mbc_lanes_fail(ln, 1u << l, mbc_lane_code(one.st, l));
         }
     }
 }

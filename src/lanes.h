@@ -9,8 +9,10 @@
  * A call goes:
  *   struct mbc_lanes ln;
  *   mbc_lanes_begin(&ln, lane_mask, call_ok, arrays, n, check, ctx);
- *   switch (mbc_lanes_plan(&ln, impl->one_by_one)) { ... }
- *   ... mbc_lanes_set_slots(&ln, slots, code) as verdicts come in ...
+ *   if (mbc_lanes_pick(&ln, &impl->op.plan) != MBC_PLAN_NONE) { ...allocate work... }
+ *   mbc_lanes_run(&ln, body, call, work);
+ *   ... in body: MBC_KSET_FN(&impl->op, ln->plan), and
+ *       mbc_lanes_set_slots(ln, slots, code) as verdicts come in ...
  *   return mbc_lanes_finish(&ln, outs, lens, num_outs);
  */
 #ifndef MBC_SRC_LANES_H
@@ -71,28 +73,60 @@ void mbc_lanes_slot_outs(const struct mbc_lanes *ln, uint8_t *const arr[MBC_LANE
                          uint8_t *sp[MBC_LANES]);
 
 /*
- * mbc_lanes_plan: how the valid requests run; the one place where a call
- * decides between its batch kernel and its single-request path (also
- * stored in ln->plan).
+ * mbc_plan: how the valid requests of a call run (mbc_lanes_pick).
  *   MBC_PLAN_NONE        no valid lane: nothing to compute
  *   MBC_PLAN_ONE         one request: the single-request kernel
- *   MBC_PLAN_ONE_BY_ONE  2..one_by_one requests: each alone through the
- *                        call itself with a one-lane mask (n single runs cost
- *                        less than one shared pass, as the family measured)
+ *   MBC_PLAN_ONE_BY_ONE  2..one_by_one requests: each alone on the
+ *                        single-request kernel (n single runs cost less than
+ *                        one shared pass, as the family measured)
  *   MBC_PLAN_FEW         otherwise up to few_lanes requests: the narrow
  *                        kernel, which computes only that many slots
  *   MBC_PLAN_BATCH       the batch kernel, requests packed into slots
  */
 enum mbc_plan { MBC_PLAN_NONE, MBC_PLAN_ONE, MBC_PLAN_ONE_BY_ONE, MBC_PLAN_FEW, MBC_PLAN_BATCH };
-enum mbc_plan mbc_lanes_plan(struct mbc_lanes *ln, unsigned few_lanes, unsigned one_by_one);
 
-/* mbc_lanes_call_fn: the _mb8 call of a family run on lane_mask with its
- * arguments in call (a struct of the family's own). */
-typedef mbc_status mbc_lanes_call_fn(const void *call, unsigned lane_mask);
+/* mbc_kplan: the lane thresholds of one operation's kernel set. */
+struct mbc_kplan {
+    unsigned few_lanes;  /* the slots the few kernel computes (0: no few kernel) */
+    unsigned one_by_one; /* up to this many requests run one by one (0 or 1: never) */
+};
 
-/* mbc_lanes_one_by_one: every valid lane through fn(call, 1 << lane) alone;
- * each takes the code its run gave. */
-void mbc_lanes_one_by_one(struct mbc_lanes *ln, mbc_lanes_call_fn *fn, const void *call);
+/*
+ * MBC_KSET(args): the kernels of one operation of an implementation, each
+ * taking the operation's argument struct:
+ *   batch  up to 8 requests, packed into slots 0..n-1
+ *   few    2..plan.few_lanes requests (NULL when few_lanes is 0)
+ *   one    a lone request, in slot 0: the fastest single-request kernel
+ *   plan   the thresholds mbc_lanes_pick applies
+ * MBC_KSET_FN(ks, plan) is the kernel of ks that runs a plan's requests.
+ */
+#define MBC_KSET(args)                                                                             \
+    struct {                                                                                       \
+        void (*batch)(args *);                                                                     \
+        void (*few)(args *);                                                                       \
+        void (*one)(args *);                                                                       \
+        struct mbc_kplan plan;                                                                     \
+    }
+#define MBC_KSET_FN(ks, plan)                                                                      \
+    ((plan) == MBC_PLAN_BATCH ? (ks)->batch : (plan) == MBC_PLAN_FEW ? (ks)->few : (ks)->one)
+
+/* mbc_lanes_pick: the plan of the valid requests under kp (also stored in
+ * ln->plan); the one place where every family decides between its kernels. */
+enum mbc_plan mbc_lanes_pick(struct mbc_lanes *ln, const struct mbc_kplan *kp);
+
+/* mbc_lanes_body_fn: a family's work on the packed requests of ln (its
+ * slots, its plan), with the call's arguments and the work memory the
+ * caller allocated once; verdicts go into ln (mbc_lanes_set_slots). */
+typedef void mbc_lanes_body_fn(struct mbc_lanes *ln, const void *call, void *work);
+
+/*
+ * mbc_lanes_run: runs body as ln's plan says. ONE, FEW, BATCH: once, with
+ * the valid requests packed into slots. ONE_BY_ONE: once per valid lane, on
+ * a one-request view of ln (that lane in slot 0, plan ONE), each lane then
+ * taking the code its run gave; the work memory and the caller's single
+ * stack scrub serve every run. NONE: nothing.
+ */
+void mbc_lanes_run(struct mbc_lanes *ln, mbc_lanes_body_fn *body, const void *call, void *work);
 
 /*
  * mbc_lanes_finish: zeroes, for every active lane that is not OK, its

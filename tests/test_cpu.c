@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dispatch.h"
+#include "impl.h"
 #include "test_util.h"
 
 enum { EAX, EBX, ECX, EDX };
@@ -58,37 +59,99 @@ static void test_dispatch_fill(void **state)
     struct mbc_dispatch t;
     mbc_dispatch_fill(&t, 0);
     assert_ptr_equal(t.rsa, &mbc_rsa_impl_c);
-    assert_string_equal(t.rsa->name, "c");
-    assert_ptr_equal(t.rsa->crt, mbc_rsa_crt_kern_c);
-    assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_c);
-    assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_c2);
-    assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_c2);
+    assert_string_equal(t.rsa->base.info.name, "c");
+    assert_ptr_equal(t.rsa->crt.batch, mbc_rsa_crt_kern_c);
+    assert_ptr_equal(t.rsa->pub.batch, mbc_rsa_pub_kern_c);
+    assert_ptr_equal(t.rsa->crt.one, mbc_rsa_crt_kern_c2);
+    assert_ptr_equal(t.rsa->pub.one, mbc_rsa_pub_kern_c2);
     assert_ptr_equal(t.x25519, &mbc_x25519_impl_c);
-    assert_ptr_equal(t.x25519->ladder_one, mbc_x25519_ladder_c1);
-    assert_ptr_equal(t.x25519->base_one, mbc_x25519_base_c1);
+    assert_ptr_equal(t.x25519->ladder.one, mbc_x25519_ladder_c1);
+    assert_ptr_equal(t.x25519->pubkey.one, mbc_x25519_base_c1);
 
     /* Every feature the IFMA path needs but one: stays portable. */
     const uint64_t need[] = {MBC_CPU_AVX512F, MBC_CPU_AVX512BW, MBC_CPU_AVX512VL,
                              MBC_CPU_AVX512IFMA};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         mbc_dispatch_fill(&t, ~0ull & ~need[i]);
-        assert_string_equal(t.rsa->name, "c");
-        assert_string_equal(t.x25519->name, "c");
+        assert_string_equal(t.rsa->base.info.name, "c");
+        assert_string_equal(t.x25519->base.info.name, "c");
     }
     mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH);
 #if MBC_HAVE_IFMA
-    assert_string_equal(t.rsa->name, "ifma");
-    assert_ptr_equal(t.rsa->crt, mbc_rsa_crt_kern_ifma);
-    assert_ptr_equal(t.rsa->crt_one, mbc_rsa_crt_kern_h2_ifma);
-    assert_ptr_equal(t.rsa->pub, mbc_rsa_pub_kern_ifma);
-    assert_ptr_equal(t.rsa->pub_one, mbc_rsa_pub_kern_h1_ifma);
-    assert_string_equal(t.x25519->name, "ifma");
-    assert_ptr_equal(t.x25519->ladder, mbc_x25519_ladder_ifma);
-    assert_ptr_equal(t.x25519->base, mbc_x25519_base_ifma);
+    assert_string_equal(t.rsa->base.info.name, "ifma");
+    assert_ptr_equal(t.rsa->crt.batch, mbc_rsa_crt_kern_ifma);
+    assert_ptr_equal(t.rsa->crt.one, mbc_rsa_crt_kern_h2_ifma);
+    assert_ptr_equal(t.rsa->pub.batch, mbc_rsa_pub_kern_ifma);
+    assert_ptr_equal(t.rsa->pub.one, mbc_rsa_pub_kern_h1_ifma);
+    assert_string_equal(t.x25519->base.info.name, "ifma");
+    assert_ptr_equal(t.x25519->ladder.batch, mbc_x25519_ladder_ifma);
+    assert_ptr_equal(t.x25519->pubkey.batch, mbc_x25519_base_ifma);
 #else
-    assert_string_equal(t.rsa->name, "c");
-    assert_string_equal(t.x25519->name, "c");
+    assert_string_equal(t.rsa->base.info.name, "c");
+    assert_string_equal(t.x25519->base.info.name, "c");
 #endif
+}
+
+/* mbc_impl_pick: the first row whose needs the features hold, the last
+ * (needing nothing) otherwise; a made-up table of three tiers. */
+struct dummy_impl {
+    struct mbc_impl_base base;
+    int id;
+};
+
+static void test_impl_pick(void **state)
+{
+    (void)state;
+    static const struct dummy_impl wide = {{{"wide", MBC_TIER_VECTOR, 8, 0}, MBC_CPU_IFMA_PATH}, 1};
+    static const struct dummy_impl narrow = {{{"narrow", MBC_TIER_VECTOR, 4, 0}, MBC_CPU_AVX2}, 2};
+    static const struct dummy_impl any = {{{"any", MBC_TIER_PORTABLE, 1, 0}, 0}, 3};
+    static const struct dummy_impl *const table[] = {&wide, &narrow, &any};
+    const struct dummy_impl *p = MBC_IMPL_PICK(table, ~0ull);
+    assert_int_equal(p->id, 1);
+    p = MBC_IMPL_PICK(table, MBC_CPU_IFMA_PATH & ~MBC_CPU_AVX512IFMA);
+    assert_int_equal(p->id, 3);
+    p = MBC_IMPL_PICK(table, MBC_CPU_AVX2 | MBC_CPU_AVX512F);
+    assert_int_equal(p->id, 2);
+    p = MBC_IMPL_PICK(table, 0);
+    assert_int_equal(p->id, 3);
+}
+
+/* mbc_impl_get_info: every family's selected implementation describes
+ * itself; its name is mbc_impl_name's; the portable ones claim no fast
+ * operation (so "auto" serves none of them), and no family's fast_ops
+ * names an operation of another family. */
+static void test_impl_info(void **state)
+{
+    (void)state;
+    static const struct {
+        mbc_alg alg;
+        unsigned ops;
+    } fams[] = {
+        {MBC_ALG_RSA, 1u << MBC_OP_RSA_PRIVATE | 1u << MBC_OP_RSA_PUBLIC},
+        {MBC_ALG_GCM, 1u << 0},
+        {MBC_ALG_EC, 1u << MBC_OP_ECDSA_SIGN | 1u << MBC_OP_ECDSA_VERIFY | 1u << MBC_OP_ECDH |
+                         1u << MBC_OP_EC_KEYGEN_P256 | 1u << MBC_OP_EC_KEYGEN_P384},
+        {MBC_ALG_X25519, 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN},
+    };
+    const uint64_t all = mbc_cpu_restrict(~0ull);
+    for (int pass = 0; pass < 2; pass++) {
+        mbc_cpu_restrict(pass == 0 ? all : 0);
+        for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++) {
+            const mbc_impl_info *info = mbc_impl_get_info(fams[i].alg);
+            assert_non_null(info);
+            assert_string_equal(info->name, mbc_impl_name(fams[i].alg));
+            assert_true(info->lanes >= 1 && info->lanes <= MBC_LANES);
+            assert_int_equal(info->fast_ops & ~fams[i].ops, 0);
+            if (info->tier == MBC_TIER_PORTABLE) {
+                assert_int_equal(info->fast_ops, 0);
+            }
+            if (pass == 1) {
+                assert_int_equal(info->tier, MBC_TIER_PORTABLE);
+            }
+        }
+    }
+    mbc_cpu_restrict(all);
+    assert_null(mbc_impl_get_info((mbc_alg)99));
 }
 
 /* MBCRYPTO_CPU_MASK values: what they keep, and whether they are malformed
@@ -296,6 +359,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect_os_state), cmocka_unit_test(test_dispatch_fill),
+        cmocka_unit_test(test_impl_pick),       cmocka_unit_test(test_impl_info),
         cmocka_unit_test(test_parse_mask),      cmocka_unit_test(test_restrict_only_removes),
         cmocka_unit_test(test_env_mask),        MBT_IMPL_TESTS(test_dispatch_hit),
         cmocka_unit_test(test_status_helpers),

@@ -686,24 +686,24 @@ static void test_dispatch(void **state)
                           MBC_CPU_AVX512BW | MBC_CPU_AVX512VL | MBC_CPU_BMI2;
     struct mbc_dispatch t;
     mbc_dispatch_fill(&t, 0);
-    assert_string_equal(t.gcm->name, "c");
-    assert_string_equal(mbc_gcm_impl_for(~aesni)->name, "c");
+    assert_string_equal(t.gcm->base.info.name, "c");
+    assert_string_equal(mbc_gcm_impl_for(~aesni)->base.info.name, "c");
 #if MBC_HAVE_AESNI
-    assert_string_equal(mbc_gcm_impl_for(aesni)->name, "aesni");
+    assert_string_equal(mbc_gcm_impl_for(aesni)->base.info.name, "aesni");
     const uint64_t need[] = {MBC_CPU_VAES, MBC_CPU_VPCLMULQDQ, MBC_CPU_AVX512BW, MBC_CPU_BMI2};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-        assert_string_equal(mbc_gcm_impl_for(vaes & ~need[i])->name, "aesni");
+        assert_string_equal(mbc_gcm_impl_for(vaes & ~need[i])->base.info.name, "aesni");
     }
     for (size_t i = 0; i < 4; i++) {
         uint64_t one[] = {MBC_CPU_AESNI, MBC_CPU_PCLMULQDQ, MBC_CPU_SSE41, MBC_CPU_SSSE3};
-        assert_string_equal(mbc_gcm_impl_for(vaes & ~one[i])->name, "c");
+        assert_string_equal(mbc_gcm_impl_for(vaes & ~one[i])->base.info.name, "c");
     }
 #endif
 #if MBC_HAVE_VAES
     mbc_dispatch_fill(&t, vaes);
-    assert_string_equal(t.gcm->name, "vaes512");
+    assert_string_equal(t.gcm->base.info.name, "vaes512");
     /* The RSA slot is independent of the GCM one. */
-    assert_string_equal(t.rsa->name, "c");
+    assert_string_equal(t.rsa->base.info.name, "c");
 #endif
 }
 

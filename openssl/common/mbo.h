@@ -62,12 +62,13 @@ extern const unsigned mbo_offered;
 
 /*
  * mbo_policy_auto: the offered families this CPU serves better than
- * OpenSSL's own code: RSA when mbc_impl_name(MBC_ALG_RSA) is "ifma"; AES-GCM
- * when mbc_impl_name(MBC_ALG_GCM) is "vaes512" (the aesni path was measured
- * no faster than OpenSSL 3.0's on 16 KiB TLS records; see README); X25519
- * when mbc_impl_name(MBC_ALG_X25519) is "ifma", ECDH and ECDSA when
- * mbc_impl_name(MBC_ALG_EC) is "ifma" (the portable paths were measured
- * slower than OpenSSL's: P-256 sign 0.21x, X25519 derive 0.41x).
+ * OpenSSL's own code, by the properties of the selected implementations
+ * (mbc_impl_get_info's fast_ops), never by their names: RSA when RSA
+ * private operations are fast, AES-GCM when sealing and opening are (the
+ * vaes512 path; aesni was measured no faster than OpenSSL 3.0's on 16 KiB
+ * TLS records, see README), X25519 when derive is, ECDH when ECDH is,
+ * ECDSA when signing is (the portable paths were measured slower than
+ * OpenSSL's: P-256 sign 0.21x, X25519 derive 0.41x).
  */
 unsigned mbo_policy_auto(void);
 

@@ -12,26 +12,35 @@
 static unsigned served; /* set by mbo_policy_setup (atomic: the ENGINE's SERVE
                          * command may change it while operations run) */
 
-static int impl_is(mbc_alg alg, const char *name)
+/* fast: the implementation selected for alg says it runs op (a bit of
+ * mbc_impl_info's fast_ops) at least at OpenSSL's speed. */
+static int fast(mbc_alg alg, unsigned op_bit)
 {
-    const char *impl = mbc_impl_name(alg);
-    return impl != NULL && strcmp(impl, name) == 0;
+    const mbc_impl_info *info = mbc_impl_get_info(alg);
+    return info != NULL && (info->fast_ops & op_bit) != 0;
 }
+
+/* The families "auto" may serve, each with the operation its speed rests
+ * on: the one a TLS server spends the family's time in. */
+static const struct {
+    unsigned fam;
+    mbc_alg alg;
+    unsigned op_bit;
+} auto_rows[] = {
+    {MBO_FAM_RSA, MBC_ALG_RSA, 1u << MBC_OP_RSA_PRIVATE},
+    {MBO_FAM_GCM, MBC_ALG_GCM, 1u << 0},
+    {MBO_FAM_X25519, MBC_ALG_X25519, 1u << MBC_OP_X25519_DERIVE},
+    {MBO_FAM_ECDH, MBC_ALG_EC, 1u << MBC_OP_ECDH},
+    {MBO_FAM_ECDSA, MBC_ALG_EC, 1u << MBC_OP_ECDSA_SIGN},
+};
 
 unsigned mbo_policy_auto(void)
 {
     unsigned f = 0;
-    if (impl_is(MBC_ALG_RSA, "ifma")) {
-        f |= MBO_FAM_RSA;
-    }
-    if (impl_is(MBC_ALG_GCM, "vaes512")) {
-        f |= MBO_FAM_GCM;
-    }
-    if (impl_is(MBC_ALG_X25519, "ifma")) {
-        f |= MBO_FAM_X25519;
-    }
-    if (impl_is(MBC_ALG_EC, "ifma")) {
-        f |= MBO_FAM_ECDH | MBO_FAM_ECDSA;
+    for (size_t i = 0; i < sizeof(auto_rows) / sizeof(auto_rows[0]); i++) {
+        if (fast(auto_rows[i].alg, auto_rows[i].op_bit)) {
+            f |= auto_rows[i].fam;
+        }
     }
     return f & mbo_offered;
 }

@@ -76,64 +76,49 @@ static unsigned ec_lane_check(const void *ctx, unsigned lane)
     }
 }
 
-static mbc_status call_again(const void *call, unsigned lane_mask)
+/* op_plan: the thresholds of op's kernel set in impl. */
+static const struct mbc_kplan *op_plan(const struct mbc_ec_impl *impl, enum ec_op op)
 {
-    const struct ec_call *c = call;
-    switch (c->op) {
+    switch (op) {
     case EC_OP_SIGN:
-        if (c->in2 != NULL) {
-            return mbc_ecdsa_sign_k_mb8(c->out, c->in, c->in_len,
-                                        (const mbc_ec_priv_key *const *)c->key, c->in2, c->curve,
-                                        lane_mask);
-        }
-        return mbc_ecdsa_sign_mb8(c->out, c->in, c->in_len, (const mbc_ec_priv_key *const *)c->key,
-                                  c->curve, lane_mask);
+        return &impl->sign.plan;
     case EC_OP_VERIFY:
-        return mbc_ecdsa_verify_mb8(c->in2, c->in, c->in_len, (const mbc_ec_pub_key *const *)c->key,
-                                    c->curve, lane_mask);
+        return &impl->verify.plan;
     case EC_OP_ECDH:
-        return mbc_ecdh_mb8(c->out, c->in, (const mbc_ec_priv_key *const *)c->key, c->curve,
-                            lane_mask);
+        return &impl->ecdh.plan;
     default:
-        return mbc_ec_keygen_mb8(c->out, c->out2, c->curve, lane_mask);
+        return &impl->keygen.plan;
     }
 }
 
-/* EC_KERN: the kernel of operation op (base, sign, verify, ecdh) for the
- * plan of ln: single-request, few or batch. */
-#define EC_KERN(ln, impl, op)                                                                      \
-    ((ln)->plan == MBC_PLAN_ONE   ? (impl)->op##_one                                               \
-     : (ln)->plan == MBC_PLAN_FEW ? (impl)->op##_few                                               \
-                                  : (impl)->op)
+static mbc_status ec_finish(const struct mbc_lanes *ln, const struct ec_call *c, struct ec_work *w);
 
 /*
- * ec_start: the lane checks and the plan of a call (arrays: the pointer
- * arrays that must hold no NULL), running the one-by-one plan itself.
- * Returns the work rows when the call still has to run its kernel (one
- * request or a batch, packed into slots), NULL when it only has to finish.
+ * ec_run: one EC call: the lane checks (arrays: the pointer arrays that
+ * must hold no NULL), the plan, one work block, then body on the packed
+ * requests (once, or once per request for the one-by-one plan: lanes.h),
+ * and the finish.
  */
-static struct ec_work *ec_start(struct mbc_lanes *ln, const struct ec_call *c, unsigned lane_mask,
-                                const void *const *const arrays[], unsigned num_arrays)
+static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
+                         const void *const *const arrays[], unsigned num_arrays,
+                         mbc_lanes_body_fn *body)
 {
-    const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    mbc_lanes_begin(ln, lane_mask, c->c != NULL, arrays, num_arrays, ec_lane_check, c);
     /* test hook ec_batch_plan: 2 requests or more take the batch kernel */
-    const int batch = mbc_test_hook(ec_batch_plan) != 0;
-    const enum mbc_plan plan =
-        mbc_lanes_plan(ln, batch ? 0 : impl->few_lanes[c->op], batch ? 1 : impl->one_by_one[c->op]);
-    if (plan == MBC_PLAN_ONE_BY_ONE) {
-        mbc_lanes_one_by_one(ln, call_again, c);
+    static const struct mbc_kplan batch_plan = {.few_lanes = 0, .one_by_one = 1};
+    const struct mbc_kplan *kp =
+        mbc_test_hook(ec_batch_plan) != 0 ? &batch_plan : op_plan(mbc_dispatch_get()->ec, c->op);
+    struct mbc_lanes ln;
+    mbc_lanes_begin(&ln, lane_mask, c->c != NULL, arrays, num_arrays, ec_lane_check, c);
+    struct ec_work *w = NULL;
+    if (mbc_lanes_pick(&ln, kp) != MBC_PLAN_NONE) {
+        w = mbc_aligned_alloc(sizeof(*w));
+        if (w == NULL) {
+            mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
+        } else {
+            mbc_lanes_run(&ln, body, c, w);
+        }
     }
-    if (plan == MBC_PLAN_NONE || plan == MBC_PLAN_ONE_BY_ONE) {
-        return NULL;
-    }
-    struct ec_work *w = mbc_aligned_alloc(sizeof(*w));
-    if (w == NULL) {
-        mbc_lanes_fail(ln, ln->valid, MBC_LANE_NO_MEMORY);
-        return NULL;
-    }
-    mbc_lanes_pack(ln);
-    return w;
+    return ec_finish(&ln, c, w);
 }
 
 /* ec_finish: frees w, zeroes the outputs of failed lanes, the status. */
@@ -252,43 +237,36 @@ static unsigned draw_slots(mb52_row *r, const struct ec_curve *c, unsigned slots
  * about 2^-256 per try: a broken generator, not bad luck). */
 #define EC_SIGN_TRIES 8
 
-/* sign_mb8: the work of both signing calls, in frames of its own that the
- * callers then scrub (wipe.h). */
-__attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask)
+/* sign_body: the signatures of ln's packed requests (ec_run's body). */
+static void sign_body(struct mbc_lanes *ln, const void *call, void *work)
 {
-    const void *const *const with_k[3] = {(const void *const *)c->out, c->key,
-                                          (const void *const *)c->in2};
-    struct mbc_lanes ln;
-    struct ec_work *w = ec_start(&ln, c, lane_mask, with_k, c->in2 != NULL ? 3 : 2);
-    if (w == NULL) {
-        return ec_finish(&ln, c, w);
-    }
+    const struct ec_call *c = call;
+    struct ec_work *w = work;
     const struct ec_curve *cv = c->c;
-    const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    ec_sign_fn *kern = EC_KERN(&ln, impl, sign);
-    gather_d(w->d, &ln, c);
-    gather_digests(w->z, &ln, c);
-    unsigned lanes = ln.slot_mask;
+    void (*kern)(struct ec_sign_args *) = MBC_KSET_FN(&mbc_dispatch_get()->ec->sign, ln->plan);
+    gather_d(w->d, ln, c);
+    gather_digests(w->z, ln, c);
+    unsigned lanes = ln->slot_mask;
     if (c->in2 != NULL) {
         const uint8_t *sk[MBC_LANES];
-        slot_ptrs(&ln, c->in2, 0, sk);
-        mbc_mb52_from_be8(w->k, cv->k, sk, cv->len, ln.slot_mask);
+        slot_ptrs(ln, c->in2, 0, sk);
+        mbc_mb52_from_be8(w->k, cv->k, sk, cv->len, ln->slot_mask);
         uint64_t kd[EC_MAX_K];
-        for (unsigned s = 0; s < ln.n; s++) {
+        for (unsigned s = 0; s < ln->n; s++) {
             get_lane(kd, w->k, cv->k, s);
             uint64_t ok = mbc_ec_scalar_mask(cv, kd);
             mbc_declassify(&ok, sizeof(ok));
             lanes &= ~((unsigned)(ok == 0) << s);
         }
         mbc_memzero(kd, sizeof(kd));
-        mbc_lanes_set_slots(&ln, ln.slot_mask & ~lanes, MBC_LANE_BAD_PARAM);
+        mbc_lanes_set_slots(ln, ln->slot_mask & ~lanes, MBC_LANE_BAD_PARAM);
     } else {
         const unsigned failed = draw_slots(w->k, cv, lanes);
-        mbc_lanes_set_slots(&ln, failed, MBC_LANE_UNSUPPORTED);
+        mbc_lanes_set_slots(ln, failed, MBC_LANE_UNSUPPORTED);
         lanes &= ~failed;
     }
-    struct ec_sign_args a = {cv,    mbc_ec_gtab(cv),          w->k, w->d, w->z, w->r, w->s,
-                             lanes, fault_slots(&ln) & lanes, 0,    0};
+    struct ec_sign_args a = {cv,    mbc_ec_gtab(cv),         w->k, w->d, w->z, w->r, w->s,
+                             lanes, fault_slots(ln) & lanes, 0,    0};
     unsigned ok = 0, zero = 0;
     for (unsigned t = 0; t < EC_SIGN_TRIES && a.lanes != 0; t++) {
         kern(&a);
@@ -305,17 +283,25 @@ __attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, un
             break; /* the caller's nonce: r or s == 0 fails the lane */
         }
         const unsigned failed = draw_slots(w->k, cv, a.lanes);
-        mbc_lanes_set_slots(&ln, failed, MBC_LANE_UNSUPPORTED);
+        mbc_lanes_set_slots(ln, failed, MBC_LANE_UNSUPPORTED);
         a.lanes &= ~failed;
         lanes &= ~failed;
     }
-    mbc_lanes_set_slots(&ln, lanes & ~ok, MBC_LANE_FAULT);
-    mbc_lanes_set_slots(&ln, lanes & zero,
+    mbc_lanes_set_slots(ln, lanes & ~ok, MBC_LANE_FAULT);
+    mbc_lanes_set_slots(ln, lanes & zero,
                         c->in2 != NULL ? MBC_LANE_BAD_PARAM : MBC_LANE_UNSUPPORTED);
     const unsigned done = lanes & ok & ~zero;
-    release(&ln, c->out, 0, w->r, cv, done);
-    release(&ln, c->out, cv->len, w->s, cv, done);
-    return ec_finish(&ln, c, w);
+    release(ln, c->out, 0, w->r, cv, done);
+    release(ln, c->out, cv->len, w->s, cv, done);
+}
+
+/* sign_mb8: the work of both signing calls, in frames of its own that the
+ * callers then scrub (wipe.h). */
+__attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask)
+{
+    const void *const *const with_k[3] = {(const void *const *)c->out, c->key,
+                                          (const void *const *)c->in2};
+    return ec_run(c, lane_mask, with_k, c->in2 != NULL ? 3 : 2, sign_body);
 }
 
 /* sign_call: one signing call; k NULL draws the nonces (the random calls),
@@ -363,6 +349,42 @@ MBC_API mbc_status mbc_ecdsa_sign_k_mb8(uint8_t *const sig[MBC_LANES],
 /* ECDSA verification                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* verify_body: the verdicts of ln's packed requests (ec_run's body). */
+static void verify_body(struct mbc_lanes *ln, const void *call, void *work)
+{
+    const struct ec_call *c = call;
+    struct ec_work *w = work;
+    const struct ec_curve *cv = c->c;
+    const uint8_t *sp[MBC_LANES];
+    slot_ptrs(ln, c->in2, 0, sp);
+    mbc_mb52_from_be8(w->r, cv->k, sp, cv->len, ln->slot_mask);
+    slot_ptrs(ln, c->in2, cv->len, sp);
+    mbc_mb52_from_be8(w->s, cv->k, sp, cv->len, ln->slot_mask);
+    gather_digests(w->z, ln, c);
+    unsigned lanes = 0;
+    uint64_t rd[EC_MAX_K], sd[EC_MAX_K];
+    const uint64_t *qx[8] = {NULL}, *qy[8] = {NULL};
+    for (unsigned s = 0; s < ln->n; s++) {
+        get_lane(rd, w->r, cv->k, s);
+        get_lane(sd, w->s, cv->k, s);
+        /* public: r and s out of [1, n-1] fail without a computation */
+        if (mbc_ec_scalar_mask(cv, rd) & mbc_ec_scalar_mask(cv, sd)) {
+            lanes |= 1u << s;
+        }
+        const struct mbc_ec_pub_key *k = c->key[ln->lane_of[s]];
+        qx[s] = k->x;
+        qy[s] = k->y;
+    }
+    mbc_mb52_gather(w->x, cv->k, qx, ln->slot_mask);
+    mbc_mb52_gather(w->y, cv->k, qy, ln->slot_mask);
+    struct ec_verify_args a = {cv,   mbc_ec_gtab(cv), w->r,  w->s, w->z, w->x,
+                               w->y, w->vtab,         lanes, 0};
+    if (lanes != 0) {
+        MBC_KSET_FN(&mbc_dispatch_get()->ec->verify, ln->plan)(&a);
+    }
+    mbc_lanes_set_slots(ln, ln->slot_mask & ~a.ok_lanes, MBC_LANE_SIG_INVALID);
+}
+
 MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
                                         const uint8_t *const digest[MBC_LANES],
                                         const size_t digest_len[MBC_LANES],
@@ -377,47 +399,36 @@ MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
                               .in2 = sig,
                               .key = (const void *const *)key};
     const void *const *const arrays[2] = {(const void *const *)sig, c.key};
-    struct mbc_lanes ln;
-    struct ec_work *w = ec_start(&ln, &c, lane_mask, arrays, 2);
-    if (w == NULL) {
-        return ec_finish(&ln, &c, w);
-    }
-    const struct ec_curve *cv = c.c;
-    const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    const uint8_t *sp[MBC_LANES];
-    slot_ptrs(&ln, sig, 0, sp);
-    mbc_mb52_from_be8(w->r, cv->k, sp, cv->len, ln.slot_mask);
-    slot_ptrs(&ln, sig, cv->len, sp);
-    mbc_mb52_from_be8(w->s, cv->k, sp, cv->len, ln.slot_mask);
-    gather_digests(w->z, &ln, &c);
-    unsigned lanes = 0;
-    uint64_t rd[EC_MAX_K], sd[EC_MAX_K];
-    const uint64_t *qx[8] = {NULL}, *qy[8] = {NULL};
-    for (unsigned s = 0; s < ln.n; s++) {
-        get_lane(rd, w->r, cv->k, s);
-        get_lane(sd, w->s, cv->k, s);
-        /* public: r and s out of [1, n-1] fail without a computation */
-        if (mbc_ec_scalar_mask(cv, rd) & mbc_ec_scalar_mask(cv, sd)) {
-            lanes |= 1u << s;
-        }
-        const struct mbc_ec_pub_key *k = key[ln.lane_of[s]];
-        qx[s] = k->x;
-        qy[s] = k->y;
-    }
-    mbc_mb52_gather(w->x, cv->k, qx, ln.slot_mask);
-    mbc_mb52_gather(w->y, cv->k, qy, ln.slot_mask);
-    struct ec_verify_args a = {cv,   mbc_ec_gtab(cv), w->r,  w->s, w->z, w->x,
-                               w->y, w->vtab,         lanes, 0};
-    if (lanes != 0) {
-        EC_KERN(&ln, impl, verify)(&a);
-    }
-    mbc_lanes_set_slots(&ln, ln.slot_mask & ~a.ok_lanes, MBC_LANE_SIG_INVALID);
-    return ec_finish(&ln, &c, w);
+    return ec_run(&c, lane_mask, arrays, 2, verify_body);
 }
 
 /* ------------------------------------------------------------------------ */
 /* ECDH                                                                      */
 /* ------------------------------------------------------------------------ */
+
+/* ecdh_body: the shared secrets of ln's packed requests (ec_run's body). */
+static void ecdh_body(struct mbc_lanes *ln, const void *call, void *work)
+{
+    const struct ec_call *c = call;
+    struct ec_work *w = work;
+    const struct ec_curve *cv = c->c;
+    gather_d(w->d, ln, c);
+    uint64_t x[EC_MAX_K], y[EC_MAX_K];
+    for (unsigned s = 0; s < ln->n; s++) {
+        /* checked by the lane check: the format and range are right */
+        (void)mbc_ec_parse_point(cv, c->in[ln->lane_of[s]], 1 + 2 * (size_t)cv->len, x, y);
+        put_lane(w->x, cv->k, s, x);
+        put_lane(w->y, cv->k, s, y);
+    }
+    struct ec_ecdh_args a = {cv, w->d, w->x, w->y, w->r, w->vtab, ln->slot_mask, fault_slots(ln),
+                             0,  0};
+    MBC_KSET_FN(&mbc_dispatch_get()->ec->ecdh, ln->plan)(&a);
+    mbc_declassify(&a.peer_ok, sizeof(a.peer_ok));
+    mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
+    mbc_lanes_set_slots(ln, ln->slot_mask & ~a.peer_ok, MBC_LANE_NOT_ON_CURVE);
+    mbc_lanes_set_slots(ln, ln->slot_mask & ~a.ok_lanes, MBC_LANE_FAULT);
+    release(ln, c->out, 0, w->r, cv, a.ok_lanes);
+}
 
 /* ecdh_mb8: mbc_ecdh_mb8's work, in frames of its own that the caller then
  * scrubs (wipe.h). */
@@ -434,30 +445,7 @@ __attribute__((noinline)) static mbc_status ecdh_mb8(uint8_t *const secret[MBC_L
                               .key = (const void *const *)key};
     const void *const *const arrays[3] = {(const void *const *)secret, (const void *const *)peer,
                                           c.key};
-    struct mbc_lanes ln;
-    struct ec_work *w = ec_start(&ln, &c, lane_mask, arrays, 3);
-    if (w == NULL) {
-        return ec_finish(&ln, &c, w);
-    }
-    const struct ec_curve *cv = c.c;
-    const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    gather_d(w->d, &ln, &c);
-    uint64_t x[EC_MAX_K], y[EC_MAX_K];
-    for (unsigned s = 0; s < ln.n; s++) {
-        /* checked by the lane check: the format and range are right */
-        (void)mbc_ec_parse_point(cv, peer[ln.lane_of[s]], 1 + 2 * (size_t)cv->len, x, y);
-        put_lane(w->x, cv->k, s, x);
-        put_lane(w->y, cv->k, s, y);
-    }
-    struct ec_ecdh_args a = {cv, w->d, w->x, w->y, w->r, w->vtab, ln.slot_mask, fault_slots(&ln),
-                             0,  0};
-    EC_KERN(&ln, impl, ecdh)(&a);
-    mbc_declassify(&a.peer_ok, sizeof(a.peer_ok));
-    mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
-    mbc_lanes_set_slots(&ln, ln.slot_mask & ~a.peer_ok, MBC_LANE_NOT_ON_CURVE);
-    mbc_lanes_set_slots(&ln, ln.slot_mask & ~a.ok_lanes, MBC_LANE_FAULT);
-    release(&ln, secret, 0, w->r, cv, a.ok_lanes);
-    return ec_finish(&ln, &c, w);
+    return ec_run(&c, lane_mask, arrays, 3, ecdh_body);
 }
 
 MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
@@ -474,6 +462,34 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
 /* Key generation                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* keygen_body: the key pairs of ln's packed requests (ec_run's body). */
+static void keygen_body(struct mbc_lanes *ln, const void *call, void *work)
+{
+    const struct ec_call *c = call;
+    struct ec_work *w = work;
+    const struct ec_curve *cv = c->c;
+    const unsigned failed = draw_slots(w->d, cv, ln->slot_mask);
+    mbc_lanes_set_slots(ln, failed, MBC_LANE_UNSUPPORTED);
+    struct ec_base_args a = {
+        cv, mbc_ec_gtab(cv), w->d, w->x, w->y, ln->slot_mask & ~failed, fault_slots(ln) & ~failed,
+        0};
+    if (a.lanes != 0) {
+        MBC_KSET_FN(&mbc_dispatch_get()->ec->keygen, ln->plan)(&a);
+    }
+    mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
+    mbc_lanes_set_slots(ln, a.lanes & ~a.ok_lanes, MBC_LANE_FAULT);
+    uint8_t *sp[MBC_LANES];
+    mbc_lanes_slot_outs(ln, c->out2, sp);
+    for (unsigned s = 0; s < ln->n; s++) {
+        if ((a.ok_lanes >> s) & 1u) {
+            sp[s][0] = 4;
+        }
+    }
+    release(ln, c->out, 0, w->d, cv, a.ok_lanes);
+    release(ln, c->out2, 1, w->x, cv, a.ok_lanes);
+    release(ln, c->out2, 1 + cv->len, w->y, cv, a.ok_lanes);
+}
+
 /* keygen_mb8: mbc_ec_keygen_mb8's work, in frames of its own that the
  * caller then scrubs (wipe.h). */
 __attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const d[MBC_LANES],
@@ -483,34 +499,7 @@ __attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const d[MBC_LANE
     const struct ec_call c = {
         .op = EC_OP_KEYGEN, .curve = curve, .c = mbc_ec_curve(curve), .out = d, .out2 = point};
     const void *const *const arrays[2] = {(const void *const *)d, (const void *const *)point};
-    struct mbc_lanes ln;
-    struct ec_work *w = ec_start(&ln, &c, lane_mask, arrays, 2);
-    if (w == NULL) {
-        return ec_finish(&ln, &c, w);
-    }
-    const struct ec_curve *cv = c.c;
-    const struct mbc_ec_impl *impl = mbc_dispatch_get()->ec;
-    const unsigned failed = draw_slots(w->d, cv, ln.slot_mask);
-    mbc_lanes_set_slots(&ln, failed, MBC_LANE_UNSUPPORTED);
-    struct ec_base_args a = {
-        cv, mbc_ec_gtab(cv), w->d, w->x, w->y, ln.slot_mask & ~failed, fault_slots(&ln) & ~failed,
-        0};
-    if (a.lanes != 0) {
-        EC_KERN(&ln, impl, base)(&a);
-    }
-    mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
-    mbc_lanes_set_slots(&ln, a.lanes & ~a.ok_lanes, MBC_LANE_FAULT);
-    uint8_t *sp[MBC_LANES];
-    mbc_lanes_slot_outs(&ln, point, sp);
-    for (unsigned s = 0; s < ln.n; s++) {
-        if ((a.ok_lanes >> s) & 1u) {
-            sp[s][0] = 4;
-        }
-    }
-    release(&ln, d, 0, w->d, cv, a.ok_lanes);
-    release(&ln, point, 1, w->x, cv, a.ok_lanes);
-    release(&ln, point, 1 + cv->len, w->y, cv, a.ok_lanes);
-    return ec_finish(&ln, &c, w);
+    return ec_run(&c, lane_mask, arrays, 2, keygen_body);
 }
 
 MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],

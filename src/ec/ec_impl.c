@@ -10,24 +10,21 @@
  * 0.80 / 1.11 ms; P-384 ECDH 9.5 / 15.9 ms, sign 3.1 / 4.9 ms, keygen 3.0 /
  * 4.0 ms. The 8-lane portable kernels remain the oracle of the IFMA ones
  * (same source, same digits), and the tests run the batch plan on them
- * (test hook ec_batch_plan).
+ * (test hook ec_batch_plan). No EC operation is at OpenSSL's speed here, so
+ * "auto" serves none.
  */
+#define EC_C_SET(op)                                                                               \
+    {                                                                                              \
+        .batch = mbc_ec_##op##_kern_c, .one = mbc_ec_##op##_kern_c1,                               \
+        .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
+    }
 const struct mbc_ec_impl mbc_ec_impl_c = {
-    "c",
-    mbc_ec_base_kern_c,
-    mbc_ec_sign_kern_c,
-    mbc_ec_verify_kern_c,
-    mbc_ec_ecdh_kern_c,
-    mbc_ec_base_kern_c1,
-    mbc_ec_sign_kern_c1,
-    mbc_ec_verify_kern_c1,
-    mbc_ec_ecdh_kern_c1,
-    NULL, /* every request runs alone on _c1 */
-    NULL,
-    NULL,
-    NULL,
-    {0, 0, 0, 0},
-    {8, 8, 8, 8},
+    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = MBC_LANES, .fast_ops = 0},
+             .needs = 0},
+    .keygen = EC_C_SET(base),
+    .sign = EC_C_SET(sign),
+    .verify = EC_C_SET(verify),
+    .ecdh = EC_C_SET(ecdh),
 };
 
 #if MBC_HAVE_IFMA
@@ -39,36 +36,39 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * verification, and 2 to 4 requests of any operation, run on the ymm build
  * (_ifma4): the batch kernel's instructions on 4 lanes, which issue twice
  * as fast as zmm ones on Zen 4 and Ice Lake and as fast elsewhere
- * (vec_ifma.h). 5 requests or more share one zmm batch. Not measured: this
- * machine has no IFMA.
+ * (vec_ifma.h). 5 requests or more share one zmm batch. "auto" serves every
+ * operation, as the batched rates through the provider's ASYNC jobs were
+ * measured above OpenSSL's (README).
  */
+#define EC_IFMA_SET(op, one_kern)                                                                  \
+    {                                                                                              \
+        .batch = mbc_ec_##op##_kern_ifma, .few = mbc_ec_##op##_kern_ifma4, .one = (one_kern),      \
+        .plan = {.few_lanes = 4, .one_by_one = 1},                                                 \
+    }
 static const struct mbc_ec_impl ec_ifma = {
-    "ifma",
-    mbc_ec_base_kern_ifma,
-    mbc_ec_sign_kern_ifma,
-    mbc_ec_verify_kern_ifma,
-    mbc_ec_ecdh_kern_ifma,
-    mbc_ec_base_spread_kern_ifma,
-    mbc_ec_sign_spread_kern_ifma,
-    mbc_ec_verify_kern_ifma4,
-    mbc_ec_ecdh_kern_ifma4,
-    mbc_ec_base_kern_ifma4,
-    mbc_ec_sign_kern_ifma4,
-    mbc_ec_verify_kern_ifma4,
-    mbc_ec_ecdh_kern_ifma4,
-    {4, 4, 4, 4},
-    {1, 1, 1, 1},
+    .base = {.info = {.name = "ifma",
+                      .tier = MBC_TIER_VECTOR,
+                      .lanes = MBC_LANES,
+                      .fast_ops = 1u << MBC_OP_ECDSA_SIGN | 1u << MBC_OP_ECDSA_VERIFY |
+                                  1u << MBC_OP_ECDH | 1u << MBC_OP_EC_KEYGEN_P256 |
+                                  1u << MBC_OP_EC_KEYGEN_P384},
+             .needs = MBC_CPU_IFMA_PATH},
+    .keygen = EC_IFMA_SET(base, mbc_ec_base_spread_kern_ifma),
+    .sign = EC_IFMA_SET(sign, mbc_ec_sign_spread_kern_ifma),
+    .verify = EC_IFMA_SET(verify, mbc_ec_verify_kern_ifma4),
+    .ecdh = EC_IFMA_SET(ecdh, mbc_ec_ecdh_kern_ifma4),
 };
 #endif
 
+/* The implementations, fastest first: the first the CPU can run is used. */
+static const struct mbc_ec_impl *const ec_impls[] = {
+#if MBC_HAVE_IFMA
+    &ec_ifma,
+#endif
+    &mbc_ec_impl_c,
+};
+
 const struct mbc_ec_impl *mbc_ec_impl_for(uint64_t features)
 {
-#if MBC_HAVE_IFMA
-    if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
-        return &ec_ifma;
-    }
-#else
-    (void)features;
-#endif
-    return &mbc_ec_impl_c;
+    return MBC_IMPL_PICK(ec_impls, features);
 }

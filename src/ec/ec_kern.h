@@ -11,6 +11,8 @@
 #ifndef MBC_SRC_EC_EC_KERN_H
 #define MBC_SRC_EC_EC_KERN_H
 
+#include "../impl.h"
+#include "../lanes.h"
 #include "../mb52/mb52.h"
 #include "mbcrypto.h"
 
@@ -166,40 +168,23 @@ struct ec_point_args {
     unsigned on_curve; /* out */
 };
 
-typedef void ec_base_fn(struct ec_base_args *a);
-typedef void ec_sign_fn(struct ec_sign_args *a);
-typedef void ec_verify_fn(struct ec_verify_args *a);
-typedef void ec_ecdh_fn(struct ec_ecdh_args *a);
+/* The operations of an EC call (ec.c). */
+enum ec_op { EC_OP_KEYGEN, EC_OP_SIGN, EC_OP_VERIFY, EC_OP_ECDH };
 
-/* The operations, for the per-operation thresholds of an implementation. */
-enum ec_op { EC_OP_KEYGEN, EC_OP_SIGN, EC_OP_VERIFY, EC_OP_ECDH, EC_NUM_OPS };
+/* One kernel set per operation (lanes.h: batch, few, one and their
+ * thresholds). */
+typedef MBC_KSET(struct ec_base_args) ec_base_kset;
+typedef MBC_KSET(struct ec_sign_args) ec_sign_kset;
+typedef MBC_KSET(struct ec_verify_args) ec_verify_kset;
+typedef MBC_KSET(struct ec_ecdh_args) ec_ecdh_kset;
 
-/*
- * mbc_ec_impl: one EC implementation, as dispatch selects it.
- *  base .. ecdh          the batch kernels (up to 8 requests in slots 0..n-1)
- *  base_one .. ecdh_one  the same for a lone request (slot 0): the fastest
- *                        single-request kernel
- *  base_few .. ecdh_few  the same for 2..few_lanes requests (mbc_lanes_plan)
- *  few_lanes[op]         the slots the few kernels compute (0: none)
- *  one_by_one[op]        up to this many requests of a call run one by one
- *                        on the single-request kernel (mbc_lanes_plan)
- */
+/* mbc_ec_impl: one EC implementation, as dispatch selects it. */
 struct mbc_ec_impl {
-    const char *name;
-    ec_base_fn *base;
-    ec_sign_fn *sign;
-    ec_verify_fn *verify;
-    ec_ecdh_fn *ecdh;
-    ec_base_fn *base_one;
-    ec_sign_fn *sign_one;
-    ec_verify_fn *verify_one;
-    ec_ecdh_fn *ecdh_one;
-    ec_base_fn *base_few;
-    ec_sign_fn *sign_few;
-    ec_verify_fn *verify_few;
-    ec_ecdh_fn *ecdh_few;
-    unsigned few_lanes[EC_NUM_OPS];
-    unsigned one_by_one[EC_NUM_OPS];
+    struct mbc_impl_base base;
+    ec_base_kset keygen; /* key generation: d G */
+    ec_sign_kset sign;
+    ec_verify_kset verify;
+    ec_ecdh_kset ecdh;
 };
 
 /* mbc_ec_impl_c: the portable implementation (every CPU). */

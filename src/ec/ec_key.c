@@ -224,7 +224,7 @@ static mbc_err priv_init(struct mbc_ec_priv_key *key, const struct ec_curve *c, 
     const uint64_t *const dc[8] = {d};
     mbc_mb52_gather(dr, c->k, dc, 1);
     struct ec_base_args a = {c, mbc_ec_gtab(c), dr, x, y, 1, mbc_test_hook(ec_fault_lanes) & 1u, 0};
-    impl->base_one(&a);
+    impl->keygen.one(&a);
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     mbc_err err = MBC_ERR_FAULT;
     if (a.ok_lanes == 1) {

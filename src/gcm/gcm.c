@@ -110,7 +110,7 @@ MBC_API void mbc_gcm_key_free(mbc_gcm_key *key)
 
 MBC_API const char *mbc_gcm_key_impl(const mbc_gcm_key *key)
 {
-    return is_gcm_key(key) ? key->impl.name : NULL;
+    return is_gcm_key(key) ? key->impl.base.info.name : NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -657,22 +657,18 @@ MBC_API mbc_err mbc_gcm_verify(mbc_gcm_ctx *ctx, const uint8_t *tag, size_t tag_
 /* Selection                                                                 */
 /* ------------------------------------------------------------------------ */
 
-const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features)
-{
+/* The implementations, fastest first: the first the CPU can run is used. */
+static const struct mbc_gcm_impl *const gcm_impls[] = {
 #if MBC_HAVE_VAES
-    const uint64_t vaes = MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F | MBC_CPU_AVX512BW |
-                          MBC_CPU_AVX512VL | MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ | MBC_CPU_SSE41 |
-                          MBC_CPU_SSSE3 | MBC_CPU_BMI2;
-    if ((features & vaes) == vaes) {
-        return &mbc_gcm_impl_vaes512;
-    }
+    &mbc_gcm_impl_vaes512,
 #endif
 #if MBC_HAVE_AESNI
-    const uint64_t aesni = MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ | MBC_CPU_SSE41 | MBC_CPU_SSSE3;
-    if ((features & aesni) == aesni) {
-        return &mbc_gcm_impl_aesni;
-    }
+    &mbc_gcm_impl_aesni,
 #endif
-    (void)features;
-    return &mbc_gcm_impl_c;
+    &mbc_gcm_impl_c,
+};
+
+const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features)
+{
+    return MBC_IMPL_PICK(gcm_impls, features);
 }

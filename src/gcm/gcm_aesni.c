@@ -477,8 +477,15 @@ static void dec_aesni(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi
     crypt_aesni(key, ctr, xi, in, out, len, 0);
 }
 
-const struct mbc_gcm_impl mbc_gcm_impl_aesni = {"aesni",   block_aesni, ghash_aesni, enc_aesni,
-                                                dec_aesni, NULL,        NULL,        0};
+/* OpenSSL's own AES-NI code is as fast: "auto" leaves GCM to it here. */
+const struct mbc_gcm_impl mbc_gcm_impl_aesni = {
+    .base = {.info = {.name = "aesni", .tier = MBC_TIER_VECTOR, .lanes = 1, .fast_ops = 0},
+             .needs = MBC_GCM_AESNI_NEEDS},
+    .block = block_aesni,
+    .ghash = ghash_aesni,
+    .enc = enc_aesni,
+    .dec = dec_aesni,
+};
 
 /* mbc_gcm_block_aesni: exported for the _vaes512 table (single blocks). */
 void mbc_gcm_block_aesni(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16])

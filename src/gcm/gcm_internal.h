@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../impl.h"
 #include "../internal.h"
 
 /* GCM_NPOW: hash-key powers kept in htab (H'^36 .. H'^1): the nasm kernels
@@ -61,7 +62,7 @@ typedef mbc_err (*gcm_open12_fn)(const struct mbc_gcm_key *key, uint8_t *out, co
  *         IV returns (tests/test_wipe.c checks both).
  */
 struct mbc_gcm_impl {
-    const char *name;
+    struct mbc_impl_base base;
     void (*block)(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16]);
     void (*ghash)(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in, size_t len);
     void (*enc)(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16], const uint8_t *in,
@@ -103,7 +104,11 @@ struct mbc_gcm_key {
 #define GCM_KEY_RK512 1024
 #define GCM_KEY_HTABK 1984
 
-/* The implementations. */
+/* The implementations, and the CPU features each runs on. */
+#define MBC_GCM_AESNI_NEEDS (MBC_CPU_AESNI | MBC_CPU_PCLMULQDQ | MBC_CPU_SSE41 | MBC_CPU_SSSE3)
+#define MBC_GCM_VAES512_NEEDS                                                                      \
+    (MBC_GCM_AESNI_NEEDS | MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ | MBC_CPU_AVX512F |                   \
+     MBC_CPU_AVX512BW | MBC_CPU_AVX512VL | MBC_CPU_BMI2)
 extern const struct mbc_gcm_impl mbc_gcm_impl_c;
 #if MBC_HAVE_AESNI
 extern const struct mbc_gcm_impl mbc_gcm_impl_aesni;

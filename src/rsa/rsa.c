@@ -105,22 +105,6 @@ static unsigned rsa_lane_check(const void *ctx, unsigned lane)
     return c->key_bits(c->key[lane]) == c->bits ? MBC_LANE_OK : MBC_LANE_BAD_PARAM;
 }
 
-/* rsa_start: the lane checks and the plan of an RSA batch call, running
- * the one-by-one plan itself through fn. Returns 1 when the call still has
- * to run its kernel (one request, or a batch), 0 when it only has to finish. */
-static int rsa_start(struct mbc_lanes *ln, const struct rsa_call *c, unsigned lane_mask,
-                     unsigned one_by_one, mbc_lanes_call_fn *fn)
-{
-    const void *const *const arrays[3] = {(const void *const *)c->out, (const void *const *)c->in,
-                                          c->key};
-    mbc_lanes_begin(ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
-    const enum mbc_plan plan = mbc_lanes_plan(ln, 0, one_by_one); /* no few-request kernel */
-    if (plan == MBC_PLAN_ONE_BY_ONE) {
-        mbc_lanes_one_by_one(ln, fn, c);
-    }
-    return plan == MBC_PLAN_ONE || plan == MBC_PLAN_BATCH;
-}
-
 /* rsa_finish: the status word, with the outputs of failed lanes zeroed. */
 static mbc_status rsa_finish(const struct mbc_lanes *ln, const struct rsa_call *c)
 {
@@ -143,49 +127,51 @@ static void rsa_release(struct mbc_lanes *ln, const struct rsa_call *c, const mb
     }
 }
 
-static mbc_status priv_call(const void *call, unsigned lane_mask)
+/*
+ * rsa_run: one RSA call: the lane checks, the plan of kp, one block of
+ * nrows rows for every run, body on the packed requests (once, or once per
+ * request for the one-by-one plan: lanes.h), the finish.
+ */
+static mbc_status rsa_run(const struct rsa_call *c, unsigned lane_mask, const struct mbc_kplan *kp,
+                          size_t nrows, mbc_lanes_body_fn *body)
 {
-    const struct rsa_call *c = call;
-    return mbc_rsa_private_crt_mb8(c->out, c->in, (const mbc_rsa_priv_key *const *)c->key, c->bits,
-                                   lane_mask);
+    const void *const *const arrays[3] = {(const void *const *)c->out, (const void *const *)c->in,
+                                          c->key};
+    struct mbc_lanes ln;
+    mbc_lanes_begin(&ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
+    if (mbc_lanes_pick(&ln, kp) != MBC_PLAN_NONE) {
+        mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
+        if (block == NULL) {
+            mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
+        } else {
+            mbc_lanes_run(&ln, body, c, block);
+            mbc_aligned_free(block, nrows * sizeof(mb52_row));
+        }
+    }
+    return rsa_finish(&ln, c);
 }
 
-static mbc_status pub_call(const void *call, unsigned lane_mask)
+/* priv_rows: the rows of one private run of size bits. */
+static size_t priv_rows(unsigned bits)
 {
-    const struct rsa_call *c = call;
-    return mbc_rsa_public_mb8(c->out, c->in, (const mbc_rsa_pub_key *const *)c->key, c->bits,
-                              lane_mask);
+    const unsigned kh = rsa_half_digits(bits);
+    const unsigned kn = 2 * kh;
+    return 2 * (3 * kh + 1) + 3 * kh + (3 * kn + 1) + 3 * kn + rsa_crt_scratch_rows(kh);
 }
 
 /*
- * Private batch. A few requests run one by one (the implementation's
- * priv_one_by_one); up to 4 run both CRT halves in one pass (see
- * rsa_crt_args: paired); a lone request goes to the single-request kernel
- * (horizontal on IFMA; on the portable path 2 lanes instead of 8).
- * The work of mbc_rsa_private_crt_mb8, in frames of its own that the caller
- * then scrubs (wipe.h).
+ * priv_body: the private results of ln's packed requests (rsa_run's body).
+ * Up to 4 requests run both CRT halves in one pass (see rsa_crt_args:
+ * paired); a lone request goes to the single-request kernel (horizontal on
+ * IFMA; on the portable path 2 lanes instead of 8).
  */
-__attribute__((noinline)) static mbc_status
-rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
-                const mbc_rsa_priv_key *const key[MBC_LANES], unsigned bits, unsigned lane_mask)
+static void priv_body(struct mbc_lanes *ln, const void *call, void *work)
 {
-    const struct rsa_call c = {out, in, (const void *const *)key, bits, priv_bits};
-    const struct mbc_rsa_impl *impl = mbc_dispatch_get()->rsa;
-    struct mbc_lanes ln;
-    if (!rsa_start(&ln, &c, lane_mask, impl->priv_one_by_one, priv_call)) {
-        return rsa_finish(&ln, &c);
-    }
+    const struct rsa_call *c = call;
+    const unsigned bits = c->bits;
     const unsigned kh = rsa_half_digits(bits);
     const unsigned kn = 2 * kh;
-    const size_t nrows =
-        2 * (3 * kh + 1) + 3 * kh + (3 * kn + 1) + 3 * kn + rsa_crt_scratch_rows(kh);
-    mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
-    if (block == NULL) {
-        mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
-        return rsa_finish(&ln, &c);
-    }
-    mbc_lanes_pack(&ln);
-    const unsigned n = ln.n;
+    const unsigned n = ln->n;
     const unsigned paired = n <= 4 ? n : 0;
 
     /* Per-slot key fields; when paired, the half passes (p, dp and in) also
@@ -195,8 +181,8 @@ rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES
     const uint8_t *sin[8] = {NULL};
     unsigned e_bits = 0;
     for (unsigned s = 0; s < n; s++) {
-        const unsigned l = ln.lane_of[s];
-        const mbc_rsa_priv_key *k = key[l];
+        const unsigned l = ln->lane_of[s];
+        const mbc_rsa_priv_key *k = c->key[l];
         pc[s] = &k->p;
         qc[s] = &k->q;
         nc[s] = &k->pub.n;
@@ -204,28 +190,28 @@ rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES
         dq[s] = k->dq;
         qi[s] = k->qinv_r;
         e[s] = k->pub.e;
-        sin[s] = in[l];
+        sin[s] = c->in[l];
         if (k->pub.e_bits > e_bits) {
             e_bits = k->pub.e_bits;
         }
         if (paired) {
             pc[s + n] = &k->q;
             dp[s + n] = k->dq;
-            sin[s + n] = in[l];
+            sin[s + n] = c->in[l];
         }
     }
-    const unsigned half_mask = paired ? (ln.slot_mask << n) | ln.slot_mask : ln.slot_mask;
+    const unsigned half_mask = paired ? (ln->slot_mask << n) | ln->slot_mask : ln->slot_mask;
 
-    struct row_alloc ra = {block};
+    struct row_alloc ra = {work};
     struct rsa_crt_args a = {0};
     a.paired = paired;
     gather_mod(&a.p, &ra, kh, pc, half_mask);
-    gather_mod(&a.q, &ra, kh, qc, ln.slot_mask);
-    gather_mod(&a.n, &ra, kn, nc, ln.slot_mask);
+    gather_mod(&a.q, &ra, kh, qc, ln->slot_mask);
+    gather_mod(&a.n, &ra, kn, nc, ln->slot_mask);
     a.dp = gather_arr(&ra, kh, dp, half_mask);
-    a.dq = gather_arr(&ra, kh, dq, ln.slot_mask);
-    a.qinv_r = gather_arr(&ra, kh, qi, ln.slot_mask);
-    a.e = gather_arr(&ra, kn, e, ln.slot_mask);
+    a.dq = gather_arr(&ra, kh, dq, ln->slot_mask);
+    a.qinv_r = gather_arr(&ra, kh, qi, ln->slot_mask);
+    a.e = gather_arr(&ra, kn, e, ln->slot_mask);
     a.e_bits = e_bits;
     a.half_bits = bits / 2;
     mb52_row *x = rows(&ra, kn);
@@ -236,26 +222,34 @@ rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES
 
     /* The two verdicts (input below n, fault check passed) and the released
      * outputs are the only values derived from secrets made public here. */
-    unsigned in_ok = below_mask(x, a.n.m, kn, ln.slot_mask);
+    unsigned in_ok = below_mask(x, a.n.m, kn, ln->slot_mask);
     mbc_declassify(&in_ok, sizeof(in_ok));
     a.lanes = in_ok;
     for (unsigned s = 0; s < n; s++) {
-        a.fault_lanes |= ((mbc_test_hook(rsa_fault_lanes) >> ln.lane_of[s]) & 1u) << s;
+        a.fault_lanes |= ((mbc_test_hook(rsa_fault_lanes) >> ln->lane_of[s]) & 1u) << s;
     }
     a.fault_lanes &= in_ok;
     if (in_ok != 0) {
-        (ln.plan == MBC_PLAN_ONE ? impl->crt_one : impl->crt)(&a);
+        MBC_KSET_FN(&mbc_dispatch_get()->rsa->crt, ln->plan)(&a);
     }
     mbc_declassify(&a.ok_lanes, sizeof(a.ok_lanes));
     const unsigned released = in_ok & a.ok_lanes;
-    rsa_release(&ln, &c, a.out, kn, released, in_ok);
+    rsa_release(ln, c, a.out, kn, released, in_ok);
     for (unsigned s = 0; s < n; s++) {
         if ((released >> s) & 1u) {
-            mbc_declassify(out[ln.lane_of[s]], bits / 8);
+            mbc_declassify(c->out[ln->lane_of[s]], bits / 8);
         }
     }
-    mbc_aligned_free(block, nrows * sizeof(mb52_row));
-    return rsa_finish(&ln, &c);
+}
+
+/* rsa_private_mb8: the work of mbc_rsa_private_crt_mb8, in frames of its
+ * own that the caller then scrubs (wipe.h). */
+__attribute__((noinline)) static mbc_status
+rsa_private_mb8(uint8_t *const out[MBC_LANES], const uint8_t *const in[MBC_LANES],
+                const mbc_rsa_priv_key *const key[MBC_LANES], unsigned bits, unsigned lane_mask)
+{
+    const struct rsa_call c = {out, in, (const void *const *)key, bits, priv_bits};
+    return rsa_run(&c, lane_mask, &mbc_dispatch_get()->rsa->crt.plan, priv_rows(bits), priv_body);
 }
 
 MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
@@ -268,57 +262,53 @@ MBC_API mbc_status mbc_rsa_private_crt_mb8(uint8_t *const out[MBC_LANES],
     return st;
 }
 
+/* pub_body: the public results of ln's packed requests (rsa_run's body). */
+static void pub_body(struct mbc_lanes *ln, const void *call, void *work)
+{
+    const struct rsa_call *c = call;
+    const unsigned bits = c->bits;
+    const unsigned kn = 2 * rsa_half_digits(bits);
+    const struct rsa_mod_consts *nc[8] = {NULL};
+    const uint64_t *e[8] = {NULL};
+    const uint8_t *sin[8] = {NULL};
+    unsigned e_bits = 0;
+    for (unsigned s = 0; s < ln->n; s++) {
+        const mbc_rsa_pub_key *k = c->key[ln->lane_of[s]];
+        nc[s] = &k->n;
+        e[s] = k->e;
+        sin[s] = c->in[ln->lane_of[s]];
+        if (k->e_bits > e_bits) {
+            e_bits = k->e_bits;
+        }
+    }
+    struct row_alloc ra = {work};
+    struct rsa_pub_args a = {0};
+    gather_mod(&a.n, &ra, kn, nc, ln->slot_mask);
+    a.e = gather_arr(&ra, kn, e, ln->slot_mask);
+    a.e_bits = e_bits;
+    mb52_row *x = rows(&ra, kn);
+    a.in = x;
+    a.out = rows(&ra, kn);
+    a.scratch = rows(&ra, rsa_pub_scratch_rows(kn));
+    mbc_mb52_from_be8(x, kn, sin, bits / 8, ln->slot_mask);
+
+    const unsigned in_ok = below_mask(x, a.n.m, kn, ln->slot_mask);
+    a.lanes = in_ok;
+    if (in_ok != 0) {
+        MBC_KSET_FN(&mbc_dispatch_get()->rsa->pub, ln->plan)(&a);
+    }
+    rsa_release(ln, c, a.out, kn, in_ok, in_ok);
+}
+
 MBC_API mbc_status mbc_rsa_public_mb8(uint8_t *const out[MBC_LANES],
                                       const uint8_t *const in[MBC_LANES],
                                       const mbc_rsa_pub_key *const key[MBC_LANES], unsigned bits,
                                       unsigned lane_mask)
 {
     const struct rsa_call c = {out, in, (const void *const *)key, bits, pub_bits};
-    const struct mbc_rsa_impl *impl = mbc_dispatch_get()->rsa;
-    struct mbc_lanes ln;
-    if (!rsa_start(&ln, &c, lane_mask, impl->pub_one_by_one, pub_call)) {
-        return rsa_finish(&ln, &c);
-    }
     const unsigned kn = 2 * rsa_half_digits(bits);
     const size_t nrows = (3 * kn + 1) + 3 * kn + rsa_pub_scratch_rows(kn);
-    mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
-    if (block == NULL) {
-        mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
-        return rsa_finish(&ln, &c);
-    }
-    mbc_lanes_pack(&ln);
-    const struct rsa_mod_consts *nc[8] = {NULL};
-    const uint64_t *e[8] = {NULL};
-    const uint8_t *sin[8] = {NULL};
-    unsigned e_bits = 0;
-    for (unsigned s = 0; s < ln.n; s++) {
-        const mbc_rsa_pub_key *k = key[ln.lane_of[s]];
-        nc[s] = &k->n;
-        e[s] = k->e;
-        sin[s] = in[ln.lane_of[s]];
-        if (k->e_bits > e_bits) {
-            e_bits = k->e_bits;
-        }
-    }
-    struct row_alloc ra = {block};
-    struct rsa_pub_args a = {0};
-    gather_mod(&a.n, &ra, kn, nc, ln.slot_mask);
-    a.e = gather_arr(&ra, kn, e, ln.slot_mask);
-    a.e_bits = e_bits;
-    mb52_row *x = rows(&ra, kn);
-    a.in = x;
-    a.out = rows(&ra, kn);
-    a.scratch = rows(&ra, rsa_pub_scratch_rows(kn));
-    mbc_mb52_from_be8(x, kn, sin, bits / 8, ln.slot_mask);
-
-    const unsigned in_ok = below_mask(x, a.n.m, kn, ln.slot_mask);
-    a.lanes = in_ok;
-    if (in_ok != 0) {
-        (ln.plan == MBC_PLAN_ONE ? impl->pub_one : impl->pub)(&a);
-    }
-    rsa_release(&ln, &c, a.out, kn, in_ok, in_ok);
-    mbc_aligned_free(block, nrows * sizeof(mb52_row));
-    return rsa_finish(&ln, &c);
+    return rsa_run(&c, lane_mask, &mbc_dispatch_get()->rsa->pub.plan, nrows, pub_body);
 }
 
 MBC_API mbc_err mbc_rsa_private_crt(uint8_t *out, const uint8_t *in, const mbc_rsa_priv_key *key)

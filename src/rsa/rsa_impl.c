@@ -12,8 +12,23 @@
  * 0.23x (2048) to 0.17x (4096) of an 8-lane batch; a 2-lane portable run 1/4
  * of an 8-lane one.
  */
+#define RSA_PLAN(n)                                                                                \
+    {                                                                                              \
+        .few_lanes = 0, .one_by_one = (n)                                                          \
+    }
+#define RSA_PRIV_ONE_BY_ONE 2
+#define RSA_PUB_ONE_BY_ONE 4
+
+/* The portable path is below OpenSSL's speed: "auto" serves nothing. */
 const struct mbc_rsa_impl mbc_rsa_impl_c = {
-    "c", mbc_rsa_crt_kern_c, mbc_rsa_pub_kern_c, mbc_rsa_crt_kern_c2, mbc_rsa_pub_kern_c2, 2, 4,
+    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = MBC_LANES, .fast_ops = 0},
+             .needs = 0},
+    .crt = {.batch = mbc_rsa_crt_kern_c,
+            .one = mbc_rsa_crt_kern_c2,
+            .plan = RSA_PLAN(RSA_PRIV_ONE_BY_ONE)},
+    .pub = {.batch = mbc_rsa_pub_kern_c,
+            .one = mbc_rsa_pub_kern_c2,
+            .plan = RSA_PLAN(RSA_PUB_ONE_BY_ONE)},
 };
 
 #if MBC_HAVE_IFMA
@@ -22,26 +37,31 @@ const struct mbc_rsa_impl mbc_rsa_impl_c = {
  * took 2.6 ms and 73 us (OpenSSL 3.0: 3.7 ms, 54 us); RSA-2048 private
  * 151 us, public 4.6 us (OpenSSL: 239 us, 14.3 us). Measured on a CPU with
  * about 2 zmm IFMA per cycle; on a Zen 4 (1 per cycle) RSA-2048 private took
- * 247 us. */
+ * 247 us. "auto" serves both operations. */
 static const struct mbc_rsa_impl rsa_ifma = {
-    "ifma",
-    mbc_rsa_crt_kern_ifma,
-    mbc_rsa_pub_kern_ifma,
-    mbc_rsa_crt_kern_h2_ifma,
-    mbc_rsa_pub_kern_h1_ifma,
-    2,
-    4,
+    .base = {.info = {.name = "ifma",
+                      .tier = MBC_TIER_VECTOR,
+                      .lanes = MBC_LANES,
+                      .fast_ops = 1u << MBC_OP_RSA_PRIVATE | 1u << MBC_OP_RSA_PUBLIC},
+             .needs = MBC_CPU_IFMA_PATH},
+    .crt = {.batch = mbc_rsa_crt_kern_ifma,
+            .one = mbc_rsa_crt_kern_h2_ifma,
+            .plan = RSA_PLAN(RSA_PRIV_ONE_BY_ONE)},
+    .pub = {.batch = mbc_rsa_pub_kern_ifma,
+            .one = mbc_rsa_pub_kern_h1_ifma,
+            .plan = RSA_PLAN(RSA_PUB_ONE_BY_ONE)},
 };
 #endif
 
+/* The implementations, fastest first: the first the CPU can run is used. */
+static const struct mbc_rsa_impl *const rsa_impls[] = {
+#if MBC_HAVE_IFMA
+    &rsa_ifma,
+#endif
+    &mbc_rsa_impl_c,
+};
+
 const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features)
 {
-#if MBC_HAVE_IFMA
-    if ((features & MBC_CPU_IFMA_PATH) == MBC_CPU_IFMA_PATH) {
-        return &rsa_ifma;
-    }
-#else
-    (void)features;
-#endif
-    return &mbc_rsa_impl_c;
+    return MBC_IMPL_PICK(rsa_impls, features);
 }

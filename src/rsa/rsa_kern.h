@@ -6,6 +6,8 @@
 #ifndef MBC_SRC_RSA_RSA_KERN_H
 #define MBC_SRC_RSA_RSA_KERN_H
 
+#include "../impl.h"
+#include "../lanes.h"
 #include "../mb52/mb52.h"
 
 /* RSA_WIN: the fixed window width of the private exponentiation. */
@@ -65,23 +67,16 @@ static inline unsigned rsa_crt_scratch_rows(unsigned kh)
     return ((1u << RSA_WIN) + 6) * kh + rsa_pub_scratch_rows(2 * kh) + 2 * kh;
 }
 
-/*
- * mbc_rsa_impl: one RSA implementation, as dispatch selects it.
- *  crt, pub          the batch kernels (up to 8 requests, packed in slots)
- *  crt_one, pub_one  the same for a lone request (slot 0 only): the fastest
- *                    single-request kernel
- *  priv_one_by_one, pub_one_by_one  up to this many requests of a call run
- *                    one by one on the single-request kernels (n single runs
- *                    measured faster than one shared pass)
- */
+/* One kernel set per operation (lanes.h): the CRT private operation and
+ * the public one. RSA has no few-request kernels. */
+typedef MBC_KSET(struct rsa_crt_args) rsa_crt_kset;
+typedef MBC_KSET(struct rsa_pub_args) rsa_pub_kset;
+
+/* mbc_rsa_impl: one RSA implementation, as dispatch selects it. */
 struct mbc_rsa_impl {
-    const char *name;
-    void (*crt)(struct rsa_crt_args *a);
-    void (*pub)(struct rsa_pub_args *a);
-    void (*crt_one)(struct rsa_crt_args *a);
-    void (*pub_one)(struct rsa_pub_args *a);
-    unsigned priv_one_by_one;
-    unsigned pub_one_by_one;
+    struct mbc_impl_base base;
+    rsa_crt_kset crt;
+    rsa_pub_kset pub;
 };
 
 /* mbc_rsa_impl_c: the portable implementation (every CPU). */

@@ -68,16 +68,52 @@ static void from_rows(uint8_t *const out[MBC_LANES], const mb52_row *r, unsigned
     mbc_memzero(be, sizeof(be));
 }
 
-static mbc_status call_fn(const void *call, unsigned lane_mask);
-
 /*
- * x25519_run: one derive or public-key call, as mbc_lanes_plan decides: a
- * lone request on the single-request kernel; up to the implementation's
- * one-by-one threshold, each request alone (through this function with a
- * one-lane mask); up to its few_lanes on the few kernel; more in one batch.
- * Derive: an all-zero result is MBC_LANE_LOW_ORDER (RFC 7748 section 6.1),
- * that lane's output zeroed.
+ * x25519_body: the derive or public-key results of ln's packed requests
+ * (mbc_lanes_run's body), on the kernel of ln's plan. Derive: an all-zero
+ * result is MBC_LANE_LOW_ORDER (RFC 7748 section 6.1), that lane's output
+ * zeroed (by the finish).
  */
+static void x25519_body(struct mbc_lanes *ln, const void *call, void *work)
+{
+    (void)work;
+    const struct x25519_call *c = call;
+    const struct mbc_x25519_impl *impl = mbc_dispatch_get()->x25519;
+    const int derive = c->u != NULL;
+    const uint8_t *sk[MBC_LANES] = {NULL}, *su[MBC_LANES] = {NULL};
+    for (unsigned s = 0; s < ln->n; s++) {
+        sk[s] = c->scalar[ln->lane_of[s]];
+        su[s] = derive ? c->u[ln->lane_of[s]] : NULL;
+    }
+    MBC_ALIGN64 mb52_row k[X25519_DIGITS], u[X25519_DIGITS], r[X25519_DIGITS];
+    to_rows(k, sk, ln->n, 1);
+    if (derive) {
+        to_rows(u, su, ln->n, 0);
+    }
+    struct x25519_args a = {k, u, r, 0};
+    MBC_KSET_FN(derive ? &impl->ladder : &impl->pubkey, ln->plan)(&a);
+    /* The verdict and the released results are the only values derived
+     * from the scalars made public here. */
+    unsigned ok = ln->slot_mask;
+    if (derive) {
+        ok &= a.nonzero;
+        mbc_declassify(&ok, sizeof(ok));
+        mbc_lanes_set_slots(ln, ln->slot_mask & ~ok, MBC_LANE_LOW_ORDER);
+    }
+    uint8_t *sout[MBC_LANES];
+    mbc_lanes_slot_outs(ln, c->out, sout);
+    from_rows(sout, r, ok);
+    for (unsigned s = 0; s < ln->n; s++) {
+        if ((ok >> s) & 1u) {
+            mbc_declassify(sout[s], LEN);
+        }
+    }
+    mbc_memzero(k, sizeof(k));
+    mbc_memzero(r, sizeof(r));
+}
+
+/* x25519_run: one derive or public-key call: the lane checks, the plan
+ * (lanes.h), the body on the packed requests, the finish. */
 __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call *c,
                                                        unsigned lane_mask)
 {
@@ -87,54 +123,11 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
         (const void *const *)c->out, (const void *const *)c->scalar, (const void *const *)c->u};
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, 1, arrays, derive ? 3 : 2, NULL, NULL);
-    const unsigned one_by_one = derive ? impl->ladder_one_by_one : impl->base_one_by_one;
-    const enum mbc_plan plan = mbc_lanes_plan(&ln, impl->few_lanes, one_by_one);
-    if (plan == MBC_PLAN_ONE_BY_ONE) {
-        mbc_lanes_one_by_one(&ln, call_fn, c);
-    } else if (plan != MBC_PLAN_NONE) {
-        mbc_lanes_pack(&ln);
-        const uint8_t *sk[MBC_LANES] = {NULL}, *su[MBC_LANES] = {NULL};
-        for (unsigned s = 0; s < ln.n; s++) {
-            sk[s] = c->scalar[ln.lane_of[s]];
-            su[s] = derive ? c->u[ln.lane_of[s]] : NULL;
-        }
-        MBC_ALIGN64 mb52_row k[X25519_DIGITS], u[X25519_DIGITS], r[X25519_DIGITS];
-        to_rows(k, sk, ln.n, 1);
-        if (derive) {
-            to_rows(u, su, ln.n, 0);
-        }
-        struct x25519_args a = {k, u, r, 0};
-        x25519_kern_fn *kern = plan == MBC_PLAN_ONE   ? (derive ? impl->ladder_one : impl->base_one)
-                               : plan == MBC_PLAN_FEW ? (derive ? impl->ladder_few : impl->base_few)
-                                                      : (derive ? impl->ladder : impl->base);
-        kern(&a);
-        /* The verdict and the released results are the only values derived
-         * from the scalars made public here. */
-        unsigned ok = ln.slot_mask;
-        if (derive) {
-            ok &= a.nonzero;
-            mbc_declassify(&ok, sizeof(ok));
-            mbc_lanes_set_slots(&ln, ln.slot_mask & ~ok, MBC_LANE_LOW_ORDER);
-        }
-        uint8_t *sout[MBC_LANES];
-        mbc_lanes_slot_outs(&ln, c->out, sout);
-        from_rows(sout, r, ok);
-        for (unsigned s = 0; s < ln.n; s++) {
-            if ((ok >> s) & 1u) {
-                mbc_declassify(sout[s], LEN);
-            }
-        }
-        mbc_memzero(k, sizeof(k));
-        mbc_memzero(r, sizeof(r));
-    }
+    mbc_lanes_pick(&ln, derive ? &impl->ladder.plan : &impl->pubkey.plan);
+    mbc_lanes_run(&ln, x25519_body, c, NULL);
     uint8_t *const *const outs[1] = {c->out};
     const size_t lens[1] = {LEN};
     return mbc_lanes_finish(&ln, outs, lens, 1);
-}
-
-static mbc_status call_fn(const void *call, unsigned lane_mask)
-{
-    return x25519_run(call, lane_mask);
 }
 
 MBC_API mbc_status mbc_x25519_mb8(uint8_t *const out[MBC_LANES],
@@ -168,9 +161,8 @@ static unsigned keygen_check(const void *ctx, unsigned lane)
 
 /* keygen_mb8: the work of mbc_x25519_keygen_mb8, in frames of its own that
  * the caller then scrubs (wipe.h). */
-__attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const priv[MBC_LANES],
-                                                       uint8_t *const pub[MBC_LANES],
-                                                       unsigned lane_mask)
+__attribute__((noinline)) static mbc_status
+keygen_mb8(uint8_t *const priv[MBC_LANES], uint8_t *const pub[MBC_LANES], unsigned lane_mask)
 {
     const void *const *const arrays[2] = {(const void *const *)priv, (const void *const *)pub};
     uint8_t *const *const pp[2] = {priv, pub};

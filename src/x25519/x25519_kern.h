@@ -7,6 +7,8 @@
 #ifndef MBC_SRC_X25519_X25519_KERN_H
 #define MBC_SRC_X25519_X25519_KERN_H
 
+#include "../impl.h"
+#include "../lanes.h"
 #include "../mb52/mb52.h"
 
 #define X25519_DIGITS 5
@@ -30,30 +32,15 @@ struct x25519_args {
 };
 
 typedef void x25519_kern_fn(struct x25519_args *a);
+typedef MBC_KSET(struct x25519_args) x25519_kset;
 
-/*
- * mbc_x25519_impl: one X25519 implementation, as dispatch selects it.
- *  ladder, base          the batch kernels (up to 8 requests, packed in slots):
- *                        the Montgomery ladder on u, the fixed-base public key
- *  ladder_one, base_one  the same for a lone request (slot 0): the cheapest
- *                        single-request kernel
- *  ladder_few, base_few  the same for 2..few_lanes requests (mbc_lanes_plan)
- *  few_lanes             the slots the few kernels compute (0: none)
- *  ladder_one_by_one, base_one_by_one  up to this many requests of a call run
- *                        one by one on the single-request kernels (n single
- *                        runs measured faster than one shared pass)
- */
+/* mbc_x25519_impl: one X25519 implementation, as dispatch selects it: the
+ * kernel sets (lanes.h) of the Montgomery ladder on u (derive) and of the
+ * fixed-base public key. */
 struct mbc_x25519_impl {
-    const char *name;
-    x25519_kern_fn *ladder;
-    x25519_kern_fn *base;
-    x25519_kern_fn *ladder_one;
-    x25519_kern_fn *base_one;
-    x25519_kern_fn *ladder_few;
-    x25519_kern_fn *base_few;
-    unsigned few_lanes;
-    unsigned ladder_one_by_one;
-    unsigned base_one_by_one;
+    struct mbc_impl_base base;
+    x25519_kset ladder;
+    x25519_kset pubkey;
 };
 
 /* mbc_x25519_impl_c: the portable implementation (every CPU). */
