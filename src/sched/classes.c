@@ -1,127 +1,68 @@
 /*
- * classes.c - the lane manager's class table: one row per operation and key
- * size, with the calls that run a batch of the class and a lone job. This is
- * the only file of src/sched that knows the operations.
+ * classes.c - the lane manager's class table, mbc_classes: one row per
+ * operation and key size (or curve). A row says which job fields the
+ * operation uses and their lengths, how many jobs fill a batch, how to size
+ * a job's key, and its two adapters: `batch` for the operation's _mb8 call,
+ * `lone` for its single-request call. One marshaller, mbc_class_run, serves
+ * every row: it copies the fields the row uses from each job into per-lane
+ * arrays (struct mbc_lanes) and hands them to an adapter, which only passes
+ * them on in the order its call takes them. A new operation is a row, plus
+ * two one-line adapters when its calls are new. This is the only file of
+ * src/sched that knows the operations.
  */
 #include "sched.h"
 
-/* lane_status: job i gets the error of lane i of st. */
-static void lane_status(mbc_job *const jobs[], unsigned n, mbc_status st)
+/*
+ * mbc_lanes: a batch as the adapters see it: the fields of its jobs, job i
+ * in lane i, the lane mask and the row's bits (the modulus size or the
+ * curve). Fields the row does not use, and lanes n..7, stay NULL (0) and
+ * out of mask: they read and write nothing, and no key or input is repeated
+ * into them. A lone job is lane 0.
+ */
+struct mbc_lanes {
+    uint8_t *out[MBC_LANES], *out2[MBC_LANES];
+    const uint8_t *in[MBC_LANES], *in2[MBC_LANES];
+    size_t in_len[MBC_LANES];
+    const void *key[MBC_LANES];
+    unsigned mask;
+    unsigned bits;
+};
+
+/* The marshaller: the only code that copies job fields to lanes and lane
+ * codes back to jobs. */
+void mbc_class_run(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
 {
+    struct mbc_lanes l = {.mask = (1u << n) - 1u, .bits = c->bits};
+    for (unsigned i = 0; i < n; i++) {
+        const mbc_job *j = jobs[i];
+        l.out[i] = c->out_len != 0 ? j->out : NULL;
+        l.out2[i] = c->out2_len != 0 ? j->out2 : NULL;
+        l.in[i] = c->in_len != 0 ? j->in : NULL;
+        l.in_len[i] = c->in_len != 0 ? j->in_len : 0;
+        l.in2[i] = c->in2_len != 0 ? j->in2 : NULL;
+        l.key[i] = c->key_bits != NULL ? j->key : NULL;
+    }
+    if (n == 1) {
+        jobs[0]->status = c->lone(&l);
+        return;
+    }
+    const mbc_status st = c->batch(&l);
     for (unsigned i = 0; i < n; i++) {
         jobs[i]->status = mbc_lane_code_to_err(mbc_lane_code(st, i));
     }
 }
 
-/* Lanes n..7 stay NULL and out of the lane mask: they read and write
- * nothing, and no key or input is repeated into them. */
-
-static void rsa_priv_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
-{
-    uint8_t *out[MBC_LANES] = {NULL};
-    const uint8_t *in[MBC_LANES] = {NULL};
-    const mbc_rsa_priv_key *key[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        out[i] = jobs[i]->out;
-        in[i] = jobs[i]->in;
-        key[i] = jobs[i]->key;
-    }
-    lane_status(jobs, n, mbc_rsa_private_crt_mb8(out, in, key, c->bits, (1u << n) - 1u));
-}
-
-static void rsa_priv_one(const struct mbc_class *c, mbc_job *job)
-{
-    (void)c;
-    job->status = mbc_rsa_private_crt(job->out, job->in, job->key);
-}
+/* The key sizes (key_bits): RSA's modulus bits, EC's curve. */
 
 static unsigned rsa_priv_bits(const void *key)
 {
     return mbc_rsa_priv_key_bits(key);
 }
 
-static void rsa_pub_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
-{
-    uint8_t *out[MBC_LANES] = {NULL};
-    const uint8_t *in[MBC_LANES] = {NULL};
-    const mbc_rsa_pub_key *key[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        out[i] = jobs[i]->out;
-        in[i] = jobs[i]->in;
-        key[i] = jobs[i]->key;
-    }
-    lane_status(jobs, n, mbc_rsa_public_mb8(out, in, key, c->bits, (1u << n) - 1u));
-}
-
-static void rsa_pub_one(const struct mbc_class *c, mbc_job *job)
-{
-    (void)c;
-    job->status = mbc_rsa_public(job->out, job->in, job->key);
-}
-
 static unsigned rsa_pub_bits(const void *key)
 {
     return mbc_rsa_pub_key_bits(key);
 }
-
-/* RSA private runs at 4 jobs: 4 requests fill all 8 lanes of one CRT pass
- * (p halves in lanes 0..3, q halves in 4..7), so 4 at a time gives the
- * throughput of 8 (measured 94-96%, the fault check being paid per batch)
- * at half the wait. Public runs at 8. */
-#define RSA_PRIV(b)                                                                                \
-    {                                                                                              \
-        MBC_OP_RSA_PRIVATE, b, "rsa" #b "-private", b / 8, 0, b / 8, 0, 0, 4, rsa_priv_bits,       \
-            rsa_priv_batch, rsa_priv_one                                                           \
-    }
-#define RSA_PUB(b)                                                                                 \
-    {                                                                                              \
-        MBC_OP_RSA_PUBLIC, b, "rsa" #b "-public", b / 8, 0, b / 8, 0, 0, MBC_LANES, rsa_pub_bits,  \
-            rsa_pub_batch, rsa_pub_one                                                             \
-    }
-
-static void x25519_derive_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
-{
-    (void)c;
-    uint8_t *out[MBC_LANES] = {NULL};
-    const uint8_t *scalar[MBC_LANES] = {NULL}, *u[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        out[i] = jobs[i]->out;
-        scalar[i] = jobs[i]->in;
-        u[i] = jobs[i]->in2;
-    }
-    lane_status(jobs, n, mbc_x25519_mb8(out, scalar, u, (1u << n) - 1u));
-}
-
-static void x25519_derive_one(const struct mbc_class *c, mbc_job *job)
-{
-    (void)c;
-    job->status = mbc_x25519(job->out, job->in, job->in2);
-}
-
-static void x25519_keygen_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
-{
-    (void)c;
-    uint8_t *priv[MBC_LANES] = {NULL}, *pub[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        priv[i] = jobs[i]->out;
-        pub[i] = jobs[i]->out2;
-    }
-    lane_status(jobs, n, mbc_x25519_keygen_mb8(priv, pub, (1u << n) - 1u));
-}
-
-static void x25519_keygen_one(const struct mbc_class *c, mbc_job *job)
-{
-    (void)c;
-    job->status = mbc_x25519_keygen(job->out, job->out2);
-}
-
-/* X25519 runs at 8 jobs: on IFMA the kernel's cost is the same for 1 to 8
- * requests (a batch of 8 has 8 times the throughput of 1), and on the
- * portable path each request costs the same alone or in a batch, so a
- * smaller batch would only cost throughput on IFMA. Keyless rows. */
-#define X25519_LEN MBC_X25519_LEN
-
-/* EC: the row's bits is the curve (mbc_curve). */
 
 static unsigned ec_priv_curve(const void *key)
 {
@@ -133,141 +74,192 @@ static unsigned ec_pub_curve(const void *key)
     return (unsigned)mbc_ec_pub_key_curve(key);
 }
 
-static void ecdsa_sign_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+/* KEYS(T, l): the keys of l as the array of T pointers an _mb8 call takes
+ * (each converted from const void *, not the array reinterpreted). */
+_Static_assert(MBC_LANES == 8, "KEYS names every lane");
+#define KEYS(T, l)                                                                                 \
+    ((const T *const[MBC_LANES]){(l)->key[0], (l)->key[1], (l)->key[2], (l)->key[3], (l)->key[4],  \
+                                 (l)->key[5], (l)->key[6], (l)->key[7]})
+
+/* The adapters, batch and lone for each operation: each passes the lanes on
+ * in the order its call takes them. */
+
+static mbc_status rsa_priv_batch(const struct mbc_lanes *l)
 {
-    uint8_t *sig[MBC_LANES] = {NULL};
-    const uint8_t *digest[MBC_LANES] = {NULL};
-    size_t len[MBC_LANES] = {0};
-    const mbc_ec_priv_key *key[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        sig[i] = jobs[i]->out;
-        digest[i] = jobs[i]->in;
-        len[i] = jobs[i]->in_len;
-        key[i] = jobs[i]->key;
-    }
-    lane_status(jobs, n,
-                mbc_ecdsa_sign_mb8(sig, digest, len, key, (mbc_curve)c->bits, (1u << n) - 1u));
+    return mbc_rsa_private_crt_mb8(l->out, l->in, KEYS(mbc_rsa_priv_key, l), l->bits, l->mask);
 }
 
-static void ecdsa_sign_one(const struct mbc_class *c, mbc_job *job)
+static mbc_err rsa_priv_lone(const struct mbc_lanes *l)
 {
-    (void)c;
-    job->status = mbc_ecdsa_sign(job->out, job->in, job->in_len, job->key);
+    return mbc_rsa_private_crt(l->out[0], l->in[0], l->key[0]);
 }
 
-static void ecdsa_verify_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+static mbc_status rsa_pub_batch(const struct mbc_lanes *l)
 {
-    const uint8_t *sig[MBC_LANES] = {NULL};
-    const uint8_t *digest[MBC_LANES] = {NULL};
-    size_t len[MBC_LANES] = {0};
-    const mbc_ec_pub_key *key[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        sig[i] = jobs[i]->in2;
-        digest[i] = jobs[i]->in;
-        len[i] = jobs[i]->in_len;
-        key[i] = jobs[i]->key;
-    }
-    lane_status(jobs, n,
-                mbc_ecdsa_verify_mb8(sig, digest, len, key, (mbc_curve)c->bits, (1u << n) - 1u));
+    return mbc_rsa_public_mb8(l->out, l->in, KEYS(mbc_rsa_pub_key, l), l->bits, l->mask);
 }
 
-static void ecdsa_verify_one(const struct mbc_class *c, mbc_job *job)
+static mbc_err rsa_pub_lone(const struct mbc_lanes *l)
 {
-    (void)c;
-    job->status = mbc_ecdsa_verify(job->in2, job->in, job->in_len, job->key);
+    return mbc_rsa_public(l->out[0], l->in[0], l->key[0]);
 }
 
-static void ecdh_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+static mbc_status ecdsa_sign_batch(const struct mbc_lanes *l)
 {
-    uint8_t *secret[MBC_LANES] = {NULL};
-    const uint8_t *peer[MBC_LANES] = {NULL};
-    const mbc_ec_priv_key *key[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        secret[i] = jobs[i]->out;
-        peer[i] = jobs[i]->in;
-        key[i] = jobs[i]->key;
-    }
-    lane_status(jobs, n, mbc_ecdh_mb8(secret, peer, key, (mbc_curve)c->bits, (1u << n) - 1u));
+    return mbc_ecdsa_sign_mb8(l->out, l->in, l->in_len, KEYS(mbc_ec_priv_key, l),
+                              (mbc_curve)l->bits, l->mask);
 }
 
-static void ecdh_one(const struct mbc_class *c, mbc_job *job)
+static mbc_err ecdsa_sign_lone(const struct mbc_lanes *l)
 {
-    (void)c;
-    job->status = mbc_ecdh(job->out, job->in, job->in_len, job->key);
+    return mbc_ecdsa_sign(l->out[0], l->in[0], l->in_len[0], l->key[0]);
 }
 
-static void ec_keygen_batch(const struct mbc_class *c, mbc_job *const jobs[], unsigned n)
+/* Verification: the signature is in2, the digest in. */
+static mbc_status ecdsa_verify_batch(const struct mbc_lanes *l)
 {
-    uint8_t *d[MBC_LANES] = {NULL};
-    uint8_t *point[MBC_LANES] = {NULL};
-    for (unsigned i = 0; i < n; i++) {
-        d[i] = jobs[i]->out;
-        point[i] = jobs[i]->out2;
-    }
-    lane_status(jobs, n, mbc_ec_keygen_mb8(d, point, (mbc_curve)c->bits, (1u << n) - 1u));
+    return mbc_ecdsa_verify_mb8(l->in2, l->in, l->in_len, KEYS(mbc_ec_pub_key, l),
+                                (mbc_curve)l->bits, l->mask);
 }
 
-static void ec_keygen_one(const struct mbc_class *c, mbc_job *job)
+static mbc_err ecdsa_verify_lone(const struct mbc_lanes *l)
 {
-    job->status = mbc_ec_keygen(job->out, job->out2, (mbc_curve)c->bits);
+    return mbc_ecdsa_verify(l->in2[0], l->in[0], l->in_len[0], l->key[0]);
+}
+
+static mbc_status ecdh_batch(const struct mbc_lanes *l)
+{
+    return mbc_ecdh_mb8(l->out, l->in, KEYS(mbc_ec_priv_key, l), (mbc_curve)l->bits, l->mask);
+}
+
+static mbc_err ecdh_lone(const struct mbc_lanes *l)
+{
+    return mbc_ecdh(l->out[0], l->in[0], l->in_len[0], l->key[0]);
+}
+
+/* Key generation: d to out, the point to out2. */
+static mbc_status ec_keygen_batch(const struct mbc_lanes *l)
+{
+    return mbc_ec_keygen_mb8(l->out, l->out2, (mbc_curve)l->bits, l->mask);
+}
+
+static mbc_err ec_keygen_lone(const struct mbc_lanes *l)
+{
+    return mbc_ec_keygen(l->out[0], l->out2[0], (mbc_curve)l->bits);
+}
+
+/* X25519 derive: the scalar is in, the peer's u in2. */
+static mbc_status x25519_derive_batch(const struct mbc_lanes *l)
+{
+    return mbc_x25519_mb8(l->out, l->in, l->in2, l->mask);
+}
+
+static mbc_err x25519_derive_lone(const struct mbc_lanes *l)
+{
+    return mbc_x25519(l->out[0], l->in[0], l->in2[0]);
+}
+
+/* X25519 key generation: the private key to out, the public key to out2. */
+static mbc_status x25519_keygen_batch(const struct mbc_lanes *l)
+{
+    return mbc_x25519_keygen_mb8(l->out, l->out2, l->mask);
+}
+
+static mbc_err x25519_keygen_lone(const struct mbc_lanes *l)
+{
+    return mbc_x25519_keygen(l->out[0], l->out2[0]);
 }
 
 /*
- * Every EC class runs at 8 jobs: one request per lane, nothing to pair (an
- * EC kernel pass costs the same for 2 requests as for 8 on IFMA, and the
- * portable path runs them one by one anyway). L is the scalar length,
- * digests are up to 64 bytes (SHA-512) of any length.
+ * The rows, one macro per operation (its size as the arguments). Lengths
+ * left out are 0: the field is not used (see sched.h).
+ *
+ * RSA: bits is the modulus size; in and out are bits/8 bytes. Private runs
+ * at 4 jobs: 4 requests fill all 8 lanes of one CRT pass (p halves in lanes
+ * 0..3, q halves in 4..7), so 4 at a time gives the throughput of 8
+ * (measured 94-96%, the fault check being paid per batch) at half the wait.
+ * Public runs at 8.
  */
-#define EC_ROWS(curve, name, L)                                                                    \
-    {MBC_OP_ECDSA_SIGN,                                                                            \
-     curve,                                                                                        \
-     name "-ecdsa-sign",                                                                           \
-     64,                                                                                           \
-     0,                                                                                            \
-     2 * (L),                                                                                      \
-     0,                                                                                            \
-     MBC_CLASS_IN_ANY_LEN,                                                                         \
-     MBC_LANES,                                                                                    \
-     ec_priv_curve,                                                                                \
-     ecdsa_sign_batch,                                                                             \
-     ecdsa_sign_one},                                                                              \
-        {MBC_OP_ECDSA_VERIFY,                                                                      \
-         curve,                                                                                    \
-         name "-ecdsa-verify",                                                                     \
-         64,                                                                                       \
-         2 * (L),                                                                                  \
-         0,                                                                                        \
-         0,                                                                                        \
-         MBC_CLASS_IN_ANY_LEN,                                                                     \
-         MBC_LANES,                                                                                \
-         ec_pub_curve,                                                                             \
-         ecdsa_verify_batch,                                                                       \
-         ecdsa_verify_one},                                                                        \
+#define RSA_PRIVATE(b)                                                                             \
     {                                                                                              \
-        MBC_OP_ECDH, curve, name "-ecdh", 1 + 2 * (L), 0, (L), 0, 0, MBC_LANES, ec_priv_curve,     \
-            ecdh_batch, ecdh_one                                                                   \
+        .op = MBC_OP_RSA_PRIVATE, .bits = (b), .name = "rsa" #b "-private", .in_len = (b) / 8,     \
+        .out_len = (b) / 8, .lanes = 4, .key_bits = rsa_priv_bits, .batch = rsa_priv_batch,        \
+        .lone = rsa_priv_lone                                                                      \
     }
-#define EC_KEYGEN(op, curve, name, L)                                                              \
+#define RSA_PUBLIC(b)                                                                              \
     {                                                                                              \
-        op, curve, name "-keygen", 0, 0, (L), 1 + 2 * (L), 0, MBC_LANES, NULL, ec_keygen_batch,    \
-            ec_keygen_one                                                                          \
+        .op = MBC_OP_RSA_PUBLIC, .bits = (b), .name = "rsa" #b "-public", .in_len = (b) / 8,       \
+        .out_len = (b) / 8, .lanes = MBC_LANES, .key_bits = rsa_pub_bits, .batch = rsa_pub_batch,  \
+        .lone = rsa_pub_lone                                                                       \
+    }
+
+/*
+ * EC: bits is the curve, L its scalar length. Every EC class runs at 8
+ * jobs: one request per lane, nothing to pair (an EC kernel pass costs the
+ * same for 2 requests as for 8 on IFMA, and the portable path runs them
+ * one by one anyway). Digests are up to 64 bytes (SHA-512) of any length.
+ */
+#define ECDSA_SIGN(curve, prefix, L)                                                               \
+    {                                                                                              \
+        .op = MBC_OP_ECDSA_SIGN, .bits = curve, .name = prefix "-ecdsa-sign", .in_len = 64,        \
+        .out_len = 2 * (L), .flags = MBC_CLASS_IN_ANY_LEN, .lanes = MBC_LANES,                     \
+        .key_bits = ec_priv_curve, .batch = ecdsa_sign_batch, .lone = ecdsa_sign_lone              \
+    }
+#define ECDSA_VERIFY(curve, prefix, L)                                                             \
+    {                                                                                              \
+        .op = MBC_OP_ECDSA_VERIFY, .bits = curve, .name = prefix "-ecdsa-verify", .in_len = 64,    \
+        .in2_len = 2 * (L), .flags = MBC_CLASS_IN_ANY_LEN, .lanes = MBC_LANES,                     \
+        .key_bits = ec_pub_curve, .batch = ecdsa_verify_batch, .lone = ecdsa_verify_lone           \
+    }
+#define ECDH(curve, prefix, L)                                                                     \
+    {                                                                                              \
+        .op = MBC_OP_ECDH, .bits = curve, .name = prefix "-ecdh", .in_len = 1 + 2 * (L),           \
+        .out_len = (L), .lanes = MBC_LANES, .key_bits = ec_priv_curve, .batch = ecdh_batch,        \
+        .lone = ecdh_lone                                                                          \
+    }
+#define EC_KEYGEN(o, curve, prefix, L)                                                             \
+    {                                                                                              \
+        .op = o, .bits = curve, .name = prefix "-keygen", .out_len = (L), .out2_len = 1 + 2 * (L), \
+        .lanes = MBC_LANES, .batch = ec_keygen_batch, .lone = ec_keygen_lone                       \
+    }
+
+/*
+ * X25519: keyless rows, one each. They run at 8 jobs: on IFMA the kernel's
+ * cost is the same for 1 to 8 requests (a batch of 8 has 8 times the
+ * throughput of 1), and on the portable path each request costs the same
+ * alone or in a batch, so a smaller batch would only cost throughput on
+ * IFMA.
+ */
+#define X25519_DERIVE                                                                              \
+    {                                                                                              \
+        .op = MBC_OP_X25519_DERIVE, .name = "x25519-derive", .in_len = MBC_X25519_LEN,             \
+        .in2_len = MBC_X25519_LEN, .out_len = MBC_X25519_LEN, .lanes = MBC_LANES,                  \
+        .batch = x25519_derive_batch, .lone = x25519_derive_lone                                   \
+    }
+#define X25519_KEYGEN                                                                              \
+    {                                                                                              \
+        .op = MBC_OP_X25519_KEYGEN, .name = "x25519-keygen", .out_len = MBC_X25519_LEN,            \
+        .out2_len = MBC_X25519_LEN, .lanes = MBC_LANES, .batch = x25519_keygen_batch,              \
+        .lone = x25519_keygen_lone                                                                 \
     }
 
 const struct mbc_class mbc_classes[] = {
-    RSA_PRIV(2048),
-    RSA_PRIV(3072),
-    RSA_PRIV(4096),
-    RSA_PUB(2048),
-    RSA_PUB(3072),
-    RSA_PUB(4096),
-    EC_ROWS(MBC_CURVE_P256, "p256", 32),
-    EC_ROWS(MBC_CURVE_P384, "p384", 48),
+    RSA_PRIVATE(2048),
+    RSA_PRIVATE(3072),
+    RSA_PRIVATE(4096),
+    RSA_PUBLIC(2048),
+    RSA_PUBLIC(3072),
+    RSA_PUBLIC(4096),
+    ECDSA_SIGN(MBC_CURVE_P256, "p256", 32),
+    ECDSA_VERIFY(MBC_CURVE_P256, "p256", 32),
+    ECDH(MBC_CURVE_P256, "p256", 32),
+    ECDSA_SIGN(MBC_CURVE_P384, "p384", 48),
+    ECDSA_VERIFY(MBC_CURVE_P384, "p384", 48),
+    ECDH(MBC_CURVE_P384, "p384", 48),
     EC_KEYGEN(MBC_OP_EC_KEYGEN_P256, MBC_CURVE_P256, "p256", 32),
     EC_KEYGEN(MBC_OP_EC_KEYGEN_P384, MBC_CURVE_P384, "p384", 48),
-    {MBC_OP_X25519_DERIVE, 0, "x25519-derive", X25519_LEN, X25519_LEN, X25519_LEN, 0, 0, MBC_LANES,
-     NULL, x25519_derive_batch, x25519_derive_one},
-    {MBC_OP_X25519_KEYGEN, 0, "x25519-keygen", 0, 0, X25519_LEN, X25519_LEN, 0, MBC_LANES, NULL,
-     x25519_keygen_batch, x25519_keygen_one},
+    X25519_DERIVE,
+    X25519_KEYGEN,
 };
 
 const unsigned mbc_num_classes = sizeof(mbc_classes) / sizeof(mbc_classes[0]);

@@ -89,11 +89,7 @@ static size_t run_class(mbc_mgr *mgr, unsigned ci)
         return 0;
     }
     mgr->pending -= n;
-    if (n == 1) {
-        c->run_one(c, jobs[0]);
-    } else {
-        c->run_batch(c, jobs, n);
-    }
+    mbc_class_run(c, jobs, n);
     for (unsigned i = 0; i < n; i++) {
         complete(mgr, jobs[i]);
     }
@@ -206,7 +202,7 @@ MBC_API mbc_err mbc_mgr_submit(mbc_mgr *mgr, mbc_job *job)
     const struct mbc_class *c = &mbc_classes[ci];
     job->status = MBC_ERR_PENDING;
     if (mgr->flags & MBC_MGR_SYNC) {
-        c->run_one(c, job);
+        mbc_class_run(c, &job, 1);
         complete(mgr, job);
         return MBC_OK;
     }
