@@ -116,6 +116,9 @@ static void check_mod(const struct ec_mod *md, const BIGNUM *want, unsigned k, B
     BN_copy(t, m);
     BN_sub_word(t, 2);
     assert_int_equal(BN_cmp(e, t), 0);
+    BIGNUM *plain = digits_bn(md->digits, k); /* the glue's one-lane copy */
+    assert_int_equal(BN_cmp(plain, m), 0);
+    BN_free(plain);
     /* 16 m < R: the multiply takes inputs up to 4m */
     BN_lshift(t, m, 4);
     assert_true(BN_cmp(t, r) < 0);
@@ -164,9 +167,19 @@ static void test_constants(void **state)
         assert_int_equal(BN_cmp(yy, gy), 0);
         uint8_t be[EC_MAX_LEN];
         BN_bn2binpad(p, be, (int)c->len);
-        assert_memory_equal(be, c->p_be, c->len);
+        assert_memory_equal(be, c->def->p, c->len);
         BN_bn2binpad(EC_GROUP_get0_order(g), be, (int)c->len);
-        assert_memory_equal(be, c->n_be, c->len);
+        assert_memory_equal(be, c->def->n, c->len);
+        /* the radix-free definition: the same curve, the same sizes */
+        const BIGNUM *const def_vals[] = {b, gx, gy};
+        const uint8_t *const def_bytes[] = {c->def->b, c->def->gx, c->def->gy};
+        for (size_t i = 0; i < 3; i++) {
+            BN_bn2binpad(def_vals[i], be, (int)c->len);
+            assert_memory_equal(be, def_bytes[i], c->len);
+        }
+        assert_int_equal(c->def->id, c->id);
+        assert_int_equal(c->def->bits, c->bits);
+        assert_int_equal(c->def->len, c->len);
         assert_ptr_equal(mbc_ec_curve(c->id), c);
         BN_free(t);
         BN_free(bm);

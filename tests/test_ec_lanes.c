@@ -468,7 +468,7 @@ static void test_bad_lane(void **state)
                         case B_K_N:
                             memset(bad_in2, 0, len);
                             if (bc->kind == B_K_N) {
-                                memcpy(bad_in2, mbc_ec_curve(cf->curve)->n_be, len);
+                                memcpy(bad_in2, mbc_ec_curve(cf->curve)->def->n, len);
                             }
                             b->in2[pos] = bad_in2;
                             break;
@@ -489,7 +489,7 @@ static void test_bad_lane(void **state)
                                     bad_in2 + (bc->kind == B_S_ZERO || bc->kind == B_S_N ? len : 0);
                                 memset(half, 0, len);
                                 if (bc->kind == B_R_N || bc->kind == B_S_N) {
-                                    memcpy(half, mbc_ec_curve(cf->curve)->n_be, len);
+                                    memcpy(half, mbc_ec_curve(cf->curve)->def->n, len);
                                 }
                             }
                             b->in2[pos] = bad_in2;
@@ -508,9 +508,9 @@ static void test_bad_lane(void **state)
                             if (bc->kind == B_PEER_FORMAT) {
                                 bad_in[0] = 3;
                             } else if (bc->kind == B_PEER_X_P) {
-                                memcpy(bad_in + 1, mbc_ec_curve(cf->curve)->p_be, len);
+                                memcpy(bad_in + 1, mbc_ec_curve(cf->curve)->def->p, len);
                             } else if (bc->kind == B_PEER_Y_P) {
-                                memcpy(bad_in + 1 + len, mbc_ec_curve(cf->curve)->p_be, len);
+                                memcpy(bad_in + 1 + len, mbc_ec_curve(cf->curve)->def->p, len);
                             } else if (bc->kind == B_PEER_OFF) {
                                 bad_in[cf->plen - 1] ^= 1;
                             } else {
@@ -782,7 +782,7 @@ static void test_api_single(void **state)
                 n = 1 + len;
                 break;
             case 6:
-                memcpy(pt + 1, mbc_ec_curve(cf->curve)->p_be, len);
+                memcpy(pt + 1, mbc_ec_curve(cf->curve)->def->p, len);
                 break;
             case 7:
                 memset(pt + 1 + len, 0xFF, len);
@@ -878,7 +878,7 @@ static void test_key_constructors(void **state)
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, len), MBC_ERR_KEY_RANGE);
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, 0), MBC_ERR_KEY_RANGE);
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, sizeof(d)), MBC_ERR_KEY_RANGE);
-        memcpy(d, c->n_be, len);
+        memcpy(d, c->def->n, len);
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, len), MBC_ERR_KEY_RANGE);
         be_add(d, len, 1);
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, len), MBC_ERR_KEY_RANGE);
@@ -907,7 +907,7 @@ static void test_key_constructors(void **state)
                          MBC_ERR_BAD_PARAM);
         assert_true(all_bytes(q, sizeof(q), CANARY));
         mbc_ec_priv_key_free(k);
-        memcpy(d, c->n_be, len);
+        memcpy(d, c->def->n, len);
         d[len - 1] -= 1; /* n - 1: n is odd */
         assert_int_equal(mbc_ec_priv_key_new(&k, cf->curve, d, len), MBC_OK);
         mbc_ec_priv_key_free(k);
@@ -961,7 +961,7 @@ static void test_key_constructors(void **state)
             assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, q, plen),
                              MBC_ERR_POINT_FORMAT);
             memcpy(q, gq, plen);
-            memcpy(q + 1, c->p_be, len); /* x = p */
+            memcpy(q + 1, c->def->p, len); /* x = p */
             assert_int_equal(mbc_ec_priv_key_new_pair(&k, cf->curve, gd, len, q, plen),
                              MBC_ERR_POINT_RANGE);
             memcpy(q, gq, plen);

@@ -1,8 +1,11 @@
 /*
  * ec_internal.h - EC key objects and the helpers the EC glue files share
- * (ec.c: the batch and single calls; ec_key.c: the keys). Baseline code.
- * Keys keep numbers as plain little-endian arrays of 52-bit digits (one
- * lane); a batch gathers the 8 lanes' arrays into mb52 rows.
+ * (ec.c: the batch and single calls; ec_curve.c: the curves and their
+ * tables; ec_scalar.c: scalars and points; ec_key.c: the keys). Baseline
+ * code. A key holds each number in its canonical form (big-endian bytes,
+ * for any tier) and in the 52-bit tiers' form (a plain little-endian array
+ * of 52-bit digits, one lane, that a batch gathers into mb52 rows without
+ * conversion).
  */
 #ifndef MBC_SRC_EC_EC_INTERNAL_H
 #define MBC_SRC_EC_EC_INTERNAL_H
@@ -16,15 +19,16 @@
  * info: the curve, mbc_curve), set last, once the key is complete. */
 struct mbc_ec_priv_key {
     struct mbc_key_tag tag;
-    uint64_t d[EC_MAX_K];    /* the secret scalar, 1 <= d < n */
-    uint8_t q[EC_MAX_POINT]; /* the public point, 04 || X || Y */
+    uint64_t d[EC_MAX_K];     /* the secret scalar, 1 <= d < n, 52-bit digits */
+    uint8_t d_be[EC_MAX_LEN]; /* the same, canonical: len bytes big-endian */
+    uint8_t q[EC_MAX_POINT];  /* the public point, 04 || X || Y */
 };
 
 struct mbc_ec_pub_key {
     struct mbc_key_tag tag;
-    uint64_t x[EC_MAX_K]; /* the point, on the curve, coordinates < p */
+    uint64_t x[EC_MAX_K]; /* the point, on the curve, coordinates < p, 52-bit digits */
     uint64_t y[EC_MAX_K];
-    uint8_t q[EC_MAX_POINT]; /* 04 || X || Y */
+    uint8_t q[EC_MAX_POINT]; /* the same, canonical: 04 || X || Y */
 };
 
 /* mbc_ec_curve: the constants of curve id, NULL for an unknown curve. */
@@ -57,6 +61,10 @@ mbc_err mbc_ec_parse_point(const struct ec_curve *c, const uint8_t *pt, size_t l
 /* mbc_ec_put_point: writes 04 || X || Y (1 + 2 len bytes) from the
  * coordinates' digits. */
 void mbc_ec_put_point(const struct ec_curve *c, uint8_t *out, const uint64_t *x, const uint64_t *y);
+
+/* mbc_ec_on_curve: 1 if (x, y) (coordinates < p, k digits each) is on c
+ * (the portable one-lane kernel: a few multiplies). */
+int mbc_ec_on_curve(const struct ec_curve *c, const uint64_t *x, const uint64_t *y);
 
 /* mbc_ec_priv_curve / mbc_ec_pub_curve: the curve of a key object of that
  * type, 0 otherwise (mbc_ec_priv_key_curve's test, for the lane checks). */

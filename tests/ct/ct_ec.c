@@ -243,7 +243,7 @@ static int run_plan(struct ctx *c, const char *impl, int batch_plan)
     bad_peer[c->plen - 1] ^= 1;
     __msan_poison(bad_peer, c->plen);
     peer[3] = bad_peer;
-    memcpy(bad_k, mbc_ec_curve(c->curve)->n_be, c->len);
+    memcpy(bad_k, mbc_ec_curve(c->curve)->def->n, c->len);
     __msan_poison(bad_k, c->len);
     kp[6] = bad_k;
     mbc_status st = mbc_ecdh_mb8(xp, peer, priv, c->curve, 0xFF);
