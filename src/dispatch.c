@@ -121,13 +121,28 @@ MBC_API const char *mbc_impl_name(mbc_alg alg)
     return info != NULL ? info->name : NULL;
 }
 
-const void *mbc_impl_pick(const void *const impls[], size_t n, uint64_t features)
+const void *mbc_impl_pick(const struct mbc_impl_table *t, uint64_t features)
 {
-    for (size_t i = 0; i + 1 < n; i++) {
-        const struct mbc_impl_base *b = impls[i];
+    for (size_t i = 0; i + 1 < t->n; i++) {
+        const struct mbc_impl_base *b = t->rows[i];
         if ((features & b->needs) == b->needs) {
-            return impls[i];
+            return t->rows[i];
         }
     }
-    return impls[n - 1];
+    return t->rows[t->n - 1];
+}
+
+const struct mbc_impl_table *mbc_impl_table_of(mbc_alg alg)
+{
+    switch (alg) {
+    case MBC_ALG_RSA:
+        return &mbc_rsa_impl_table;
+    case MBC_ALG_GCM:
+        return &mbc_gcm_impl_table;
+    case MBC_ALG_EC:
+        return &mbc_ec_impl_table;
+    case MBC_ALG_X25519:
+        return &mbc_x25519_impl_table;
+    }
+    return NULL;
 }

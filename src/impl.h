@@ -17,12 +17,25 @@ struct mbc_impl_base {
     uint64_t needs;     /* the MBC_CPU_* features it runs on (0: any CPU) */
 };
 
-/* mbc_impl_pick: the first of the n implementations (each a struct whose
- * first member is a struct mbc_impl_base) whose needs are all in features;
- * the last row must need nothing. */
-const void *mbc_impl_pick(const void *const impls[], size_t n, uint64_t features);
+/* mbc_impl_table: a family's implementations, fastest first (each row a
+ * struct whose first member is a struct mbc_impl_base); the last row needs
+ * nothing. */
+struct mbc_impl_table {
+    const void *const *rows;
+    size_t n;
+};
 
-#define MBC_IMPL_PICK(table, features)                                                             \
-    mbc_impl_pick((const void *const *)(table), sizeof(table) / sizeof((table)[0]), (features))
+/* MBC_IMPL_TABLE(name, array): the table name over a static array of
+ * implementation pointers. */
+#define MBC_IMPL_TABLE(name, array)                                                                \
+    const struct mbc_impl_table name = {(const void *const *)(array),                              \
+                                        sizeof(array) / sizeof((array)[0])}
+
+/* mbc_impl_pick: the first row of t whose needs are all in features. */
+const void *mbc_impl_pick(const struct mbc_impl_table *t, uint64_t features);
+
+/* mbc_impl_table_of: alg's table (tests select each row through its
+ * needs), NULL for an unknown alg. */
+const struct mbc_impl_table *mbc_impl_table_of(mbc_alg alg);
 
 #endif /* MBC_SRC_IMPL_H */

@@ -105,15 +105,30 @@ static void test_impl_pick(void **state)
     static const struct dummy_impl wide = {{{"wide", MBC_TIER_VECTOR, 8, 0}, MBC_CPU_IFMA_PATH}, 1};
     static const struct dummy_impl narrow = {{{"narrow", MBC_TIER_VECTOR, 4, 0}, MBC_CPU_AVX2}, 2};
     static const struct dummy_impl any = {{{"any", MBC_TIER_PORTABLE, 1, 0}, 0}, 3};
-    static const struct dummy_impl *const table[] = {&wide, &narrow, &any};
-    const struct dummy_impl *p = MBC_IMPL_PICK(table, ~0ull);
+    static const struct dummy_impl *const rows[] = {&wide, &narrow, &any};
+    static MBC_IMPL_TABLE(table, rows);
+    const struct dummy_impl *p = mbc_impl_pick(&table, ~0ull);
     assert_int_equal(p->id, 1);
-    p = MBC_IMPL_PICK(table, MBC_CPU_IFMA_PATH & ~MBC_CPU_AVX512IFMA);
+    p = mbc_impl_pick(&table, MBC_CPU_IFMA_PATH & ~MBC_CPU_AVX512IFMA);
     assert_int_equal(p->id, 3);
-    p = MBC_IMPL_PICK(table, MBC_CPU_AVX2 | MBC_CPU_AVX512F);
+    p = mbc_impl_pick(&table, MBC_CPU_AVX2 | MBC_CPU_AVX512F);
     assert_int_equal(p->id, 2);
-    p = MBC_IMPL_PICK(table, 0);
+    p = mbc_impl_pick(&table, 0);
     assert_int_equal(p->id, 3);
+    /* every family's own table: the last row runs anywhere, and picking
+     * with a row's own needs selects that row (rows above need features
+     * it lacks), which is how the tests select each implementation */
+    for (mbc_alg alg = MBC_ALG_RSA; alg <= MBC_ALG_X25519; alg++) {
+        const struct mbc_impl_table *t = mbc_impl_table_of(alg);
+        assert_non_null(t);
+        assert_true(t->n >= 1);
+        assert_int_equal(((const struct mbc_impl_base *)t->rows[t->n - 1])->needs, 0);
+        for (size_t i = 0; i < t->n; i++) {
+            const struct mbc_impl_base *b = t->rows[i];
+            assert_ptr_equal(mbc_impl_pick(t, b->needs), t->rows[i]);
+        }
+    }
+    assert_null(mbc_impl_table_of((mbc_alg)99));
 }
 
 /* mbc_impl_get_info: every family's selected implementation describes

@@ -67,8 +67,9 @@ static const struct mbc_ec_impl *const ec_impls[] = {
 #endif
     &mbc_ec_impl_c,
 };
+MBC_IMPL_TABLE(mbc_ec_impl_table, ec_impls);
 
 const struct mbc_ec_impl *mbc_ec_impl_for(uint64_t features)
 {
-    return MBC_IMPL_PICK(ec_impls, features);
+    return mbc_impl_pick(&mbc_ec_impl_table, features);
 }

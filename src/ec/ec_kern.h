@@ -210,6 +210,9 @@ extern const struct mbc_ec_impl mbc_ec_impl_c;
 /* mbc_ec_impl_for: the fastest implementation features allow. */
 const struct mbc_ec_impl *mbc_ec_impl_for(uint64_t features);
 
+/* mbc_ec_impl_table: the implementations mbc_ec_impl_for picks from. */
+extern const struct mbc_impl_table mbc_ec_impl_table;
+
 /* The kernels of each backend (MBC_KFN names), declared for every backend
  * that is built: _c (8 lanes), _c1 (lane 0 only), _ifma, _ifma4 (lanes
  * 0..3, on ymm). */

@@ -667,8 +667,9 @@ static const struct mbc_gcm_impl *const gcm_impls[] = {
 #endif
     &mbc_gcm_impl_c,
 };
+MBC_IMPL_TABLE(mbc_gcm_impl_table, gcm_impls);
 
 const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features)
 {
-    return MBC_IMPL_PICK(gcm_impls, features);
+    return mbc_impl_pick(&mbc_gcm_impl_table, features);
 }

@@ -157,4 +157,7 @@ void mbc_gcm_hash_powers_c(struct mbc_gcm_key *key);
  * falling back on the next one on its own. */
 const struct mbc_gcm_impl *mbc_gcm_impl_for(uint64_t features);
 
+/* mbc_gcm_impl_table: the implementations mbc_gcm_impl_for picks from. */
+extern const struct mbc_impl_table mbc_gcm_impl_table;
+
 #endif /* MBC_SRC_GCM_GCM_INTERNAL_H */

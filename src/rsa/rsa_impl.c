@@ -60,8 +60,9 @@ static const struct mbc_rsa_impl *const rsa_impls[] = {
 #endif
     &mbc_rsa_impl_c,
 };
+MBC_IMPL_TABLE(mbc_rsa_impl_table, rsa_impls);
 
 const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features)
 {
-    return MBC_IMPL_PICK(rsa_impls, features);
+    return mbc_impl_pick(&mbc_rsa_impl_table, features);
 }

@@ -85,6 +85,9 @@ extern const struct mbc_rsa_impl mbc_rsa_impl_c;
 /* mbc_rsa_impl_for: the fastest implementation features allow. */
 const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features);
 
+/* mbc_rsa_impl_table: the implementations mbc_rsa_impl_for picks from. */
+extern const struct mbc_impl_table mbc_rsa_impl_table;
+
 /* Batches run by each backend (relaxed counters, for the dispatch-hit test). */
 extern _Atomic unsigned long mbc_rsa_kern_hits_c;
 extern _Atomic unsigned long mbc_rsa_kern_hits_c2;

@@ -58,8 +58,9 @@ static const struct mbc_x25519_impl *const x25519_impls[] = {
 #endif
     &mbc_x25519_impl_c,
 };
+MBC_IMPL_TABLE(mbc_x25519_impl_table, x25519_impls);
 
 const struct mbc_x25519_impl *mbc_x25519_impl_for(uint64_t features)
 {
-    return MBC_IMPL_PICK(x25519_impls, features);
+    return mbc_impl_pick(&mbc_x25519_impl_table, features);
 }

@@ -49,6 +49,9 @@ extern const struct mbc_x25519_impl mbc_x25519_impl_c;
 /* mbc_x25519_impl_for: the fastest implementation features allow. */
 const struct mbc_x25519_impl *mbc_x25519_impl_for(uint64_t features);
 
+/* mbc_x25519_impl_table: the implementations mbc_x25519_impl_for picks from. */
+extern const struct mbc_impl_table mbc_x25519_impl_table;
+
 /*
  * The kernels of each backend: x25519_ladder computes out = X25519(scalar,
  * u) (RFC 7748: 255 ladder steps, bits 254 down to 0), x25519_base out =
