@@ -1615,23 +1615,45 @@ static void test_ec_compressed(void **state)
         memset(c + 1, 0xFF, (size_t)slen);
         assert_null(peer_of(ec_groups[g], OURS, c, 1 + (size_t)slen));
         assert_null(peer_of(ec_groups[g], THEIRS, c, 1 + (size_t)slen));
-        /* Generation with a point format: the parameters get it. */
-        for (int f = 1; f < 4; f++) {
+        /* Generation with a point format: the parameters get it (key
+         * pairs and domain parameters alike). */
+        for (int f = 1; f < 7; f++) {
             EVP_PKEY *k[2];
+            const int pg = f >= 4;
             for (int i = 0; i < 2; i++) {
                 EVP_PKEY_CTX *gc = EVP_PKEY_CTX_new_from_name(lib, "EC", i == 0 ? OURS : THEIRS);
                 const OSSL_PARAM gp[] = {
                     OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
                                                      (char *)ec_groups[g], 0),
                     OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-                                                     (char *)fmts[f], 0),
+                                                     (char *)fmts[pg ? f - 3 : f], 0),
                     OSSL_PARAM_construct_end(),
                 };
                 k[i] = NULL;
-                assert_int_equal(EVP_PKEY_keygen_init(gc), 1);
+                assert_int_equal(pg ? EVP_PKEY_paramgen_init(gc) : EVP_PKEY_keygen_init(gc), 1);
                 assert_int_equal(EVP_PKEY_CTX_set_params(gc, gp), 1);
-                assert_int_equal(EVP_PKEY_keygen(gc, &k[i]), 1);
+                assert_int_equal(pg ? EVP_PKEY_paramgen(gc, &k[i]) : EVP_PKEY_keygen(gc, &k[i]), 1);
                 EVP_PKEY_CTX_free(gc);
+            }
+            if (pg) {
+                /* Their parameters, then a peer's point in them. */
+                char fa[16], fb[16];
+                assert_int_equal(
+                    EVP_PKEY_get_utf8_string_param(k[0], OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                   fa, sizeof(fa), NULL),
+                    1);
+                assert_int_equal(
+                    EVP_PKEY_get_utf8_string_param(k[1], OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                   fb, sizeof(fb), NULL),
+                    1);
+                assert_string_equal(fa, fb);
+                for (int i = 0; i < 2; i++) {
+                    assert_int_equal(EVP_PKEY_set1_encoded_public_key(k[i], u, ul), 1);
+                }
+                alike(k[0], k[1], 1);
+                EVP_PKEY_free(k[0]);
+                EVP_PKEY_free(k[1]);
+                continue;
             }
             alike(k[0], k[1], 0);
             assert_int_equal(derive(k[0], k[1], OURS, s[0]), slen);

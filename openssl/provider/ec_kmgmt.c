@@ -759,10 +759,9 @@ static void *ec_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
     }
     k->curve = curve;
     /* The asked point format is the parameters' (OpenSSL's group's); the
-     * generated key's own stays uncompressed, as the default provider's. */
+     * key's own stays uncompressed, as the default provider's. */
     get_form(g->params, &k->gform);
     if ((g->selection & MBP_SEL_KEYPAIR) == 0) {
-        k->form = k->gform;
         return k;
     }
     uint8_t d[MBP_EC_SCALAR_MAX], point[MBP_EC_POINT_MAX];
