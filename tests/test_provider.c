@@ -20,6 +20,7 @@
 
 #include <openssl/async.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
@@ -907,8 +908,8 @@ static void test_ecdh_cross(void **state)
 
 /* Bad peer points are refused (off the curve, coordinates >= p, wrong
  * length, the point at infinity, another curve's key); compressed points
- * are left to the default provider. A public key off the curve given as
- * data is refused by our import too. */
+ * are ours too (issue 22). A public key off the curve given as data is
+ * refused by our import too. */
 static void test_ecdh_bad_peer(void **state)
 {
     (void)state;
@@ -923,17 +924,20 @@ static void test_ecdh_bad_peer(void **state)
     assert_null(peer_of("P-256", OURS, p, len - 1));
     const uint8_t inf = 0;
     assert_null(peer_of("P-256", OURS, &inf, 1));
-    /* The compressed form of a's point: a valid key, not ours. */
+    /* The compressed form of a's point: a valid key, ours. */
     uint8_t comp[33];
     memcpy(comp, p, 33);
     comp[0] = (uint8_t)(2 | (p[64] & 1));
-    assert_null(peer_of("P-256", OURS, comp, 33));
+    EVP_PKEY *ourc = peer_of("P-256", OURS, comp, 33);
+    assert_non_null(ourc);
+    assert_true(is_ours(ourc));
+    assert_int_equal(EVP_PKEY_eq(ourc, a), 1);
+    EVP_PKEY_free(ourc);
     EVP_PKEY *theirs = peer_of("P-256", THEIRS, comp, 33);
     assert_non_null(theirs);
     assert_int_equal(EVP_PKEY_eq(theirs, a), 1);
-    /* The default provider's key with a compressed point format is not
-     * ours to compute with: its ECDH (with our key too) runs in the
-     * default provider. */
+    /* The default provider's key with a compressed point format is ours
+     * to compute with: its ECDH (with our key too) runs in mbcrypto. */
     const uint64_t other = counter("keys-ec-other"), ecdh = counter("ops-ecdh");
     EVP_PKEY *b = pkey_gen("EC", "P-256", THEIRS, 0);
     assert_int_equal(
@@ -945,8 +949,8 @@ static void test_ecdh_bad_peer(void **state)
     assert_int_equal(derive(a, b, THEIRS, s3), 32);
     assert_memory_equal(s, s2, 32);
     assert_memory_equal(s, s3, 32);
-    assert_true(counter("keys-ec-other") > other);
-    assert_int_equal(counter("ops-ecdh"), ecdh);
+    assert_int_equal(counter("keys-ec-other"), other);
+    assert_int_equal(counter("ops-ecdh"), ecdh + 2);
     /* An off-curve point given as key data. */
     bad[1] = p[1];
     memcpy(bad, p, len);
@@ -1285,6 +1289,384 @@ static void test_ecdsa_async(void **state)
     EVP_PKEY_free(key);
 }
 
+/* ------------------------------------------ delegation to the default
+ * provider (issue 22): RSA key generation, ECDH with the X9.63 KDF,
+ * compressed and hybrid EC points. */
+
+/* same_params: a and b (todata of two keys) have the same parameters, in
+ * the same order, with the same values. */
+static void same_params(const OSSL_PARAM *a, const OSSL_PARAM *b)
+{
+    for (; a->key != NULL && b->key != NULL; a++, b++) {
+        assert_string_equal(a->key, b->key);
+        assert_int_equal(a->data_type, b->data_type);
+        assert_int_equal(a->data_size, b->data_size);
+        assert_memory_equal(a->data, b->data, a->data_size);
+    }
+    assert_null(a->key);
+    assert_null(b->key);
+}
+
+/* exported_alike: key (ours) exports exactly as its copy in the default
+ * provider (made from that export) does. */
+static void exported_alike(EVP_PKEY *key, const char *type)
+{
+    OSSL_PARAM *p = NULL, *q = NULL;
+    EVP_PKEY *copy = NULL;
+    EVP_PKEY_CTX *fc = EVP_PKEY_CTX_new_from_name(lib, type, THEIRS);
+    assert_int_equal(EVP_PKEY_todata(key, EVP_PKEY_KEYPAIR, &p), 1);
+    assert_int_equal(EVP_PKEY_fromdata_init(fc), 1);
+    assert_int_equal(EVP_PKEY_fromdata(fc, &copy, EVP_PKEY_KEYPAIR, p), 1);
+    assert_false(is_ours(copy));
+    assert_int_equal(EVP_PKEY_todata(copy, EVP_PKEY_KEYPAIR, &q), 1);
+    same_params(p, q);
+    assert_int_equal(EVP_PKEY_eq(key, copy), 1);
+    OSSL_PARAM_free(p);
+    OSSL_PARAM_free(q);
+    EVP_PKEY_free(copy);
+    EVP_PKEY_CTX_free(fc);
+}
+
+static int progress_calls;
+static int progress(EVP_PKEY_CTX *c)
+{
+    (void)c;
+    progress_calls++;
+    return 1;
+}
+
+/* rsa_gen_ours: an RSA key pair generated through our key management
+ * (bits, primes; e 65537 unless e3), the progress callback counted. */
+static EVP_PKEY *rsa_gen_ours(size_t bits, size_t primes, int e3)
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lib, "RSA", "?" OURS);
+    EVP_PKEY *k = NULL;
+    assert_non_null(c);
+    assert_int_equal(EVP_PKEY_keygen_init(c), 1);
+    assert_int_equal(EVP_PKEY_CTX_set_rsa_keygen_bits(c, (int)bits), 1);
+    assert_int_equal(EVP_PKEY_CTX_set_rsa_keygen_primes(c, (int)primes), 1);
+    if (e3) {
+        assert_int_equal(EVP_PKEY_CTX_ctrl_str(c, "rsa_keygen_pubexp", "3"), 1);
+    }
+    EVP_PKEY_CTX_set_cb(c, progress);
+    progress_calls = 0;
+    assert_int_equal(EVP_PKEY_keygen(c, &k), 1);
+    assert_true(progress_calls > 0);
+    EVP_PKEY_CTX_free(c);
+    assert_true(is_ours(k));
+    assert_int_equal(EVP_PKEY_get_bits(k), (int)bits);
+    return k;
+}
+
+/* RSA key generation through our key management (the default provider's
+ * generation): a served size becomes our key, signs with mbcrypto and
+ * exports as the default provider's key does; others (1024 bits, three
+ * primes) stay the default provider's, held in ours, and export alike. */
+static void test_rsa_keygen(void **state)
+{
+    (void)state;
+    const struct sig_set v15 = {RSA_PKCS1_PADDING, "SHA256", 0};
+    uint8_t tbs[32], sig[512];
+    mbt_rand_bytes(tbs, sizeof(tbs));
+    const uint64_t keys = counter("keys-rsa"), signs = counter("ops-rsa-sign");
+    for (int e3 = 0; e3 < 2; e3++) {
+        EVP_PKEY *k = rsa_gen_ours(2048, 2, e3);
+        assert_int_equal(counter("keys-rsa"), keys + (uint64_t)e3 + 1);
+        BIGNUM *e = NULL;
+        assert_int_equal(EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_E, &e), 1);
+        assert_true(BN_is_word(e, e3 ? 3 : 65537));
+        BN_free(e);
+        const size_t len = sign(k, OURS, &v15, sig, tbs, sizeof(tbs));
+        assert_int_equal(len, 256);
+        assert_int_equal(counter("ops-rsa-sign"), signs + (uint64_t)e3 + 1);
+        assert_int_equal(verify(k, THEIRS, &v15, sig, len, tbs, sizeof(tbs)), 1);
+        exported_alike(k, "RSA");
+        EVP_PKEY_free(k);
+    }
+    const size_t sizes[2][2] = {{1024, 2}, {2048, 3}};
+    for (int i = 0; i < 2; i++) {
+        const uint64_t refused = counter("keys-rsa-refused");
+        EVP_PKEY *k = rsa_gen_ours(sizes[i][0], sizes[i][1], 0);
+        assert_true(counter("keys-rsa-refused") > refused);
+        assert_int_equal(EVP_PKEY_get_size(k), (int)sizes[i][0] / 8);
+        BIGNUM *f3 = NULL;
+        assert_int_equal(EVP_PKEY_get_bn_param(k, OSSL_PKEY_PARAM_RSA_FACTOR3, &f3), i);
+        BN_free(f3);
+        ERR_clear_error();
+        exported_alike(k, "RSA");
+        EVP_PKEY *d = EVP_PKEY_dup(k);
+        assert_non_null(d);
+        assert_int_equal(EVP_PKEY_eq(d, k), 1);
+        EVP_PKEY_free(d);
+        EVP_PKEY_free(k);
+    }
+}
+
+/* kdf_derive: the ECDH secret of key and peer in provider props through
+ * the X9.63 KDF (SHA-256, outlen bytes, ukm) into out; its length, or -1. */
+static int kdf_derive(EVP_PKEY *key, EVP_PKEY *peer, const char *props, size_t outlen,
+                      const uint8_t *ukm, size_t ukm_len, uint8_t *out)
+{
+    EVP_PKEY_CTX *c = derive_ctx(key, peer, props);
+    EVP_MD *md = EVP_MD_fetch(lib, "SHA256", NULL);
+    size_t len = 0;
+    int r = -1;
+    if (c != NULL && EVP_PKEY_CTX_set_ecdh_kdf_type(c, EVP_PKEY_ECDH_KDF_X9_63) == 1 &&
+        EVP_PKEY_CTX_set_ecdh_kdf_md(c, md) == 1 &&
+        EVP_PKEY_CTX_set_ecdh_kdf_outlen(c, (int)outlen) == 1 &&
+        (ukm_len == 0 ||
+         EVP_PKEY_CTX_set0_ecdh_kdf_ukm(c, OPENSSL_memdup(ukm, ukm_len), (int)ukm_len) == 1) &&
+        EVP_PKEY_CTX_get_ecdh_kdf_type(c) == EVP_PKEY_ECDH_KDF_X9_63 &&
+        EVP_PKEY_derive(c, NULL, &len) == 1 && len == outlen &&
+        EVP_PKEY_derive(c, out, &len) == 1) {
+        r = (int)len;
+    }
+    EVP_MD_free(md);
+    EVP_PKEY_CTX_free(c);
+    if (getenv("MBT_VERBOSE") != NULL) {
+        ERR_print_errors_fp(stderr);
+    }
+    ERR_clear_error();
+    return r;
+}
+
+/* ECDH with the X9.63 KDF (CMS, S/MIME): our keys and the default
+ * provider's give the same output whichever provider derives, on P-256,
+ * P-384 (mbcrypto's ECDH) and P-521 (the default provider's). */
+static void test_ecdh_kdf(void **state)
+{
+    (void)state;
+    static const char *const groups[] = {"P-256", "P-384", "P-521"};
+    uint8_t ukm[20], out[4][100];
+    mbt_rand_bytes(ukm, sizeof(ukm));
+    for (int g = 0; g < 3; g++) {
+        EVP_PKEY *a = pkey_gen("EC", groups[g], OURS, 0);
+        EVP_PKEY *b = pkey_gen("EC", groups[g], THEIRS, 0);
+        const size_t outlen = g == 0 ? 16 : 100;
+        const uint64_t ecdh = counter("ops-ecdh");
+        assert_int_equal(kdf_derive(a, b, OURS, outlen, ukm, sizeof(ukm), out[0]), (int)outlen);
+        assert_int_equal(counter("ops-ecdh"), ecdh + (g < 2));
+        assert_int_equal(kdf_derive(b, a, THEIRS, outlen, ukm, sizeof(ukm), out[1]), (int)outlen);
+        assert_int_equal(kdf_derive(b, a, "?" OURS, outlen, ukm, sizeof(ukm), out[2]), (int)outlen);
+        assert_int_equal(kdf_derive(a, b, OURS, outlen, ukm, 0, out[3]), (int)outlen);
+        for (int i = 1; i < 3; i++) {
+            assert_memory_equal(out[0], out[i], outlen);
+        }
+        assert_memory_not_equal(out[0], out[3], outlen);
+        /* Without the KDF: the plain secret again. */
+        assert_int_equal(derive(a, b, OURS, out[3]), g == 0 ? 32 : g == 1 ? 48 : 66);
+        /* A buffer shorter than the KDF's output is refused. */
+        EVP_PKEY_CTX *c = derive_ctx(a, b, OURS);
+        assert_int_equal(EVP_PKEY_CTX_set_ecdh_kdf_type(c, EVP_PKEY_ECDH_KDF_X9_63), 1);
+        assert_int_equal(EVP_PKEY_CTX_set_ecdh_kdf_md(c, EVP_sha256()), 1);
+        assert_int_equal(EVP_PKEY_CTX_set_ecdh_kdf_outlen(c, 40), 1);
+        int got = 0;
+        assert_int_equal(EVP_PKEY_CTX_get_ecdh_kdf_outlen(c, &got), 1);
+        assert_int_equal(got, 40);
+        size_t len = 39;
+        assert_int_not_equal(EVP_PKEY_derive(c, out[3], &len), 1);
+        ERR_clear_error();
+        EVP_PKEY_CTX_free(c);
+        EVP_PKEY_free(a);
+        EVP_PKEY_free(b);
+    }
+}
+
+/* ec_shape: what OpenSSL gives out of an EC key's point format: pub's
+ * length and format byte, encoded-pub-key's, point-format, and those of
+ * its export. */
+struct ec_shape {
+    size_t pub_len, enc_len, exp_len;
+    uint8_t pub0, enc0;
+    char form[16], exp_form[16];
+};
+
+static void ec_shape(EVP_PKEY *k, struct ec_shape *s)
+{
+    uint8_t buf[133], *enc = NULL;
+    memset(s, 0, sizeof(*s));
+    assert_int_equal(
+        EVP_PKEY_get_octet_string_param(k, OSSL_PKEY_PARAM_PUB_KEY, buf, sizeof(buf), &s->pub_len),
+        1);
+    s->pub0 = (uint8_t)(buf[0] & ~1);
+    s->enc_len = EVP_PKEY_get1_encoded_public_key(k, &enc);
+    assert_true(s->enc_len > 0);
+    s->enc0 = enc[0];
+    OPENSSL_free(enc);
+    assert_int_equal(EVP_PKEY_get_utf8_string_param(k, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                    s->form, sizeof(s->form), NULL),
+                     1);
+    OSSL_PARAM *p = NULL;
+    assert_int_equal(EVP_PKEY_todata(k, EVP_PKEY_PUBLIC_KEY, &p), 1);
+    const OSSL_PARAM *q = OSSL_PARAM_locate_const(p, OSSL_PKEY_PARAM_PUB_KEY);
+    const char *f = NULL;
+    assert_non_null(q);
+    s->exp_len = q->data_size;
+    q = OSSL_PARAM_locate_const(p, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT);
+    assert_non_null(q);
+    assert_int_equal(OSSL_PARAM_get_utf8_string_ptr(q, &f), 1);
+    snprintf(s->exp_form, sizeof(s->exp_form), "%s", f);
+    OSSL_PARAM_free(p);
+}
+
+/* alike: a (ours) and b (the default provider's) give the same shapes,
+ * and agree as keys when same_key. */
+static void alike(EVP_PKEY *a, EVP_PKEY *b, int same_key)
+{
+    struct ec_shape x, y;
+    assert_true(is_ours(a));
+    assert_false(is_ours(b));
+    ec_shape(a, &x);
+    ec_shape(b, &y);
+    assert_int_equal(x.pub_len, y.pub_len);
+    assert_int_equal(x.pub0, y.pub0);
+    assert_int_equal(x.enc_len, y.enc_len);
+    assert_int_equal(x.enc0, y.enc0);
+    assert_int_equal(x.exp_len, y.exp_len);
+    assert_string_equal(x.form, y.form);
+    assert_string_equal(x.exp_form, y.exp_form);
+    if (same_key) {
+        assert_int_equal(EVP_PKEY_eq(a, b), 1);
+    }
+}
+
+/* ec_pub_fromdata: a public key of group from the point (format: NULL
+ * for no point-format parameter) in provider props. */
+static EVP_PKEY *ec_pub_fromdata(const char *group, const uint8_t *pt, size_t len,
+                                 const char *format, const char *props)
+{
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)pt, len),
+        OSSL_PARAM_construct_end(),
+        OSSL_PARAM_construct_end(),
+    };
+    if (format != NULL) {
+        params[2] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                     (char *)format, 0);
+    }
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(lib, "EC", props);
+    EVP_PKEY *k = NULL;
+    assert_int_equal(EVP_PKEY_fromdata_init(c), 1);
+    assert_int_equal(EVP_PKEY_fromdata(c, &k, EVP_PKEY_PUBLIC_KEY, params), 1);
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* Compressed and hybrid points: fromdata and set1_encoded_public_key
+ * take them, mbcrypto computes with them, and the point format follows
+ * the default provider's rules in every encoding it gives out. */
+static void test_ec_compressed(void **state)
+{
+    (void)state;
+    static const char *const fmts[] = {NULL, "compressed", "hybrid", "uncompressed"};
+    uint8_t s[2][SECRET_MAX];
+    for (int g = 0; g < 2; g++) {
+        const int slen = g == 0 ? 32 : 48;
+        EVP_PKEY *b = pkey_gen("EC", ec_groups[g], THEIRS, 0);
+        EVP_PKEY *mine = pkey_gen("EC", ec_groups[g], OURS, 0);
+        uint8_t u[133], c[133], h[133];
+        const size_t ul = point_of(b, u);
+        memcpy(c, u, 1 + (size_t)slen);
+        c[0] = (uint8_t)(2 | (u[ul - 1] & 1));
+        memcpy(h, u, ul);
+        h[0] = (uint8_t)(6 | (u[ul - 1] & 1));
+        const uint8_t *pts[3] = {u, c, h};
+        const size_t lens[3] = {ul, 1 + (size_t)slen, ul};
+        for (int p = 0; p < 3; p++) {
+            for (int f = 0; f < 4; f++) {
+                EVP_PKEY *x = ec_pub_fromdata(ec_groups[g], pts[p], lens[p], fmts[f], OURS);
+                EVP_PKEY *y = ec_pub_fromdata(ec_groups[g], pts[p], lens[p], fmts[f], THEIRS);
+                alike(x, y, 1);
+                const uint64_t ecdh = counter("ops-ecdh");
+                assert_int_equal(derive(mine, x, OURS, s[0]), slen);
+                assert_int_equal(counter("ops-ecdh"), ecdh + 1);
+                assert_int_equal(derive(mine, y, THEIRS, s[1]), slen);
+                assert_memory_equal(s[0], s[1], (size_t)slen);
+                /* A copy of ours keeps the formats. */
+                EVP_PKEY *d = EVP_PKEY_dup(x);
+                alike(d, y, 1);
+                EVP_PKEY_free(d);
+                EVP_PKEY_free(x);
+                EVP_PKEY_free(y);
+            }
+            /* A peer's key share in that encoding, then a format set. */
+            EVP_PKEY *x = peer_of(ec_groups[g], OURS, pts[p], lens[p]);
+            EVP_PKEY *y = peer_of(ec_groups[g], THEIRS, pts[p], lens[p]);
+            assert_non_null(x);
+            assert_non_null(y);
+            alike(x, y, 1);
+            assert_int_equal(derive(mine, x, OURS, s[0]), slen);
+            assert_int_equal(derive(mine, y, THEIRS, s[1]), slen);
+            assert_memory_equal(s[0], s[1], (size_t)slen);
+            for (int f = 1; f < 4; f++) {
+                assert_int_equal(EVP_PKEY_set_utf8_string_param(
+                                     x, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, fmts[f]),
+                                 1);
+                assert_int_equal(EVP_PKEY_set_utf8_string_param(
+                                     y, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, fmts[f]),
+                                 1);
+                alike(x, y, 1);
+            }
+            EVP_PKEY_free(x);
+            EVP_PKEY_free(y);
+        }
+        /* Not a point: the compressed form of an x with no y. */
+        memset(c + 1, 0xFF, (size_t)slen);
+        assert_null(peer_of(ec_groups[g], OURS, c, 1 + (size_t)slen));
+        assert_null(peer_of(ec_groups[g], THEIRS, c, 1 + (size_t)slen));
+        /* Generation with a point format: the parameters get it (key
+         * pairs and domain parameters alike). */
+        for (int f = 1; f < 7; f++) {
+            EVP_PKEY *k[2];
+            const int pg = f >= 4;
+            for (int i = 0; i < 2; i++) {
+                EVP_PKEY_CTX *gc = EVP_PKEY_CTX_new_from_name(lib, "EC", i == 0 ? OURS : THEIRS);
+                const OSSL_PARAM gp[] = {
+                    OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
+                                                     (char *)ec_groups[g], 0),
+                    OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                     (char *)fmts[pg ? f - 3 : f], 0),
+                    OSSL_PARAM_construct_end(),
+                };
+                k[i] = NULL;
+                assert_int_equal(pg ? EVP_PKEY_paramgen_init(gc) : EVP_PKEY_keygen_init(gc), 1);
+                assert_int_equal(EVP_PKEY_CTX_set_params(gc, gp), 1);
+                assert_int_equal(pg ? EVP_PKEY_paramgen(gc, &k[i]) : EVP_PKEY_keygen(gc, &k[i]), 1);
+                EVP_PKEY_CTX_free(gc);
+            }
+            if (pg) {
+                /* Their parameters, then a peer's point in them. */
+                char fa[16], fb[16];
+                assert_int_equal(
+                    EVP_PKEY_get_utf8_string_param(k[0], OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                   fa, sizeof(fa), NULL),
+                    1);
+                assert_int_equal(
+                    EVP_PKEY_get_utf8_string_param(k[1], OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                                   fb, sizeof(fb), NULL),
+                    1);
+                assert_string_equal(fa, fb);
+                for (int i = 0; i < 2; i++) {
+                    assert_int_equal(EVP_PKEY_set1_encoded_public_key(k[i], u, ul), 1);
+                }
+                alike(k[0], k[1], 1);
+                EVP_PKEY_free(k[0]);
+                EVP_PKEY_free(k[1]);
+                continue;
+            }
+            alike(k[0], k[1], 0);
+            assert_int_equal(derive(k[0], k[1], OURS, s[0]), slen);
+            assert_int_equal(derive(k[1], k[0], THEIRS, s[1]), slen);
+            assert_memory_equal(s[0], s[1], (size_t)slen);
+            EVP_PKEY_free(k[0]);
+            EVP_PKEY_free(k[1]);
+        }
+        EVP_PKEY_free(mine);
+        EVP_PKEY_free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1307,6 +1689,9 @@ int main(void)
         cmocka_unit_test(test_ecdsa_digest_sign),
         cmocka_unit_test(test_ecdsa_async),
         cmocka_unit_test(test_sig_dup),
+        cmocka_unit_test(test_rsa_keygen),
+        cmocka_unit_test(test_ecdh_kdf),
+        cmocka_unit_test(test_ec_compressed),
     };
     if (getenv("MBT_FILTER") != NULL) {
         cmocka_set_test_filter(getenv("MBT_FILTER"));

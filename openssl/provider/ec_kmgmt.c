@@ -1,21 +1,29 @@
 /*
  * ec_kmgmt.c - "EC" key management for the two named curves mbcrypto has,
- * P-256 and P-384: the group name, the public key as an uncompressed point
- * (OSSL_PKEY_PARAM_PUB_KEY and encoded-pub-key), the private scalar, and
- * key generation by group name (through the thread's lane manager,
+ * P-256 and P-384: the group name, the public key (OSSL_PKEY_PARAM_PUB_KEY
+ * and encoded-pub-key), the private scalar, the point format, and key
+ * generation by group name (through the thread's lane manager,
  * mbo_ec_keygen). ECDH (ec_exch.c) and ECDSA (ec_sig.c) use these keys.
+ *
+ * Public keys come as uncompressed, compressed or hybrid points (a
+ * compressed one is decompressed by libcrypto's EC_POINT: a public value);
+ * the key keeps the uncompressed point. The point format is kept as the
+ * default provider keeps it, so that the same calls give the same
+ * encodings: the key's format (that of pub) and the one its parameters
+ * give out (point-format) are both set by a point-format parameter at
+ * import or by set_params; set1_encoded_public_key sets the key's alone
+ * (to the encoding given); a generated key gets the asked format in its
+ * parameters alone; encoded-pub-key is always uncompressed.
  *
  * Keys of our curves that mbcrypto rejects are refused at import (points
  * off the curve, coordinates or scalars out of range, a public key that is
  * not the private key's): OpenSSL then tries the key's own provider.
  *
  * Everything else is left to another provider (the default one): other
- * curves, explicit parameters, a point format or encoding other than
- * uncompressed named curves. OpenSSL has no fallback for key generation
- * (with mbcrypto preferred every "EC" generation, libssl's P-521 key
- * shares too, comes to us) nor for a peer key that our ECDH must import,
- * so such keys are not refused: they are made (generated or imported) by
- * the other provider in our child library context, and our key data only
+ * curves, explicit parameters, an encoding other than named curves. OpenSSL has no fallback for key
+ * generation (with mbcrypto preferred every "EC" generation, libssl's P-521 key shares too, comes
+ * to us) nor for a peer key that our ECDH must import, so such keys are not refused: they are made
+ * (generated or imported) by the other provider in our child library context, and our key data only
  * holds that key (mbp_ec_key.other): every call on it (parameters, export,
  * checks, ECDH) goes to that provider through EVP.
  */
@@ -24,6 +32,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
@@ -34,11 +43,40 @@
 static const struct {
     mbc_curve curve;
     const char *names[3];
-    int bits, secbits;
+    int bits, secbits, nid;
 } curves[] = {
-    {MBC_CURVE_P256, {"prime256v1", "P-256", "secp256r1"}, 256, 128},
-    {MBC_CURVE_P384, {"secp384r1", "P-384", NULL}, 384, 192},
+    {MBC_CURVE_P256, {"prime256v1", "P-256", "secp256r1"}, 256, 128, NID_X9_62_prime256v1},
+    {MBC_CURVE_P384, {"secp384r1", "P-384", NULL}, 384, 192, NID_secp384r1},
 };
+
+/* The point formats' names, in enum mbp_ec_form's order. */
+static const char *const form_names[] = {
+    OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED,
+    OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_COMPRESSED,
+    OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_HYBRID,
+};
+
+/* get_form: the point-format of params: 1 and *form set, 0 absent, -1
+ * present and not a format. */
+static int get_form(const OSSL_PARAM params[], uint8_t *form)
+{
+    const OSSL_PARAM *p =
+        OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT);
+    const char *v = NULL;
+    if (p == NULL) {
+        return 0;
+    }
+    if (!OSSL_PARAM_get_utf8_string_ptr(p, &v)) {
+        return -1;
+    }
+    for (uint8_t i = 0; i < 3; i++) {
+        if (strcasecmp(v, form_names[i]) == 0) {
+            *form = i;
+            return 1;
+        }
+    }
+    return -1;
+}
 #define NUM_CURVES (sizeof(curves) / sizeof(curves[0]))
 
 /* curve_index: the row of curve c in curves (c must be one of them). */
@@ -76,8 +114,8 @@ static int get_curve(const OSSL_PARAM params[], mbc_curve *c)
 }
 
 /* formats_ok: 0 when params ask for what our keys do not do: explicit
- * parameters, an encoding other than named_curve, a point format other
- * than uncompressed. */
+ * parameters, an encoding other than named_curve, an unknown point
+ * format. */
 static int formats_ok(const OSSL_PARAM params[])
 {
     static const char *const explicit_names[] = {
@@ -90,23 +128,15 @@ static int formats_ok(const OSSL_PARAM params[])
             return 0;
         }
     }
-    const struct {
-        const char *key, *want;
-    } strs[] = {
-        {OSSL_PKEY_PARAM_EC_ENCODING, OSSL_PKEY_EC_ENCODING_GROUP},
-        {OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-         OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED},
-    };
-    for (size_t i = 0; i < 2; i++) {
-        const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, strs[i].key);
-        const char *v = NULL;
-        if (p != NULL &&
-            (!OSSL_PARAM_get_utf8_string_ptr(p, &v) || strcasecmp(v, strs[i].want) != 0)) {
-            return 0;
-        }
+    const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_EC_ENCODING);
+    const char *s = NULL;
+    uint8_t form;
+    if ((p != NULL && (!OSSL_PARAM_get_utf8_string_ptr(p, &s) ||
+                       strcasecmp(s, OSSL_PKEY_EC_ENCODING_GROUP) != 0)) ||
+        get_form(params, &form) < 0) {
+        return 0;
     }
-    const OSSL_PARAM *p =
-        OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_EC_DECODED_FROM_EXPLICIT_PARAMS);
+    p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_EC_DECODED_FROM_EXPLICIT_PARAMS);
     int v = 0;
     return p == NULL || (OSSL_PARAM_get_int(p, &v) && v == 0);
 }
@@ -138,6 +168,55 @@ static void ec_free(void *keydata)
         clear_keys(k);
         EVP_PKEY_free(k->other);
         OPENSSL_free(k);
+    }
+}
+
+/* decode_point: out (mbc_ec_point_len bytes) = the uncompressed form of
+ * the point in (len bytes, any format) of k's curve, *form its format;
+ * 0 when it is not a point of the curve. Public values: libcrypto's
+ * EC_POINT decompresses. */
+static int decode_point(const struct mbp_ec_key *k, uint8_t *out, uint8_t *form, const uint8_t *in,
+                        size_t len)
+{
+    if (len == 0 || k->curve == 0) {
+        return 0;
+    }
+    const size_t plen = mbc_ec_point_len(k->curve);
+    if (in[0] == 4) {
+        *form = MBP_EC_UNCOMPRESSED;
+        if (len != plen) {
+            return 0;
+        }
+        memcpy(out, in, plen);
+        return 1;
+    }
+    *form = (in[0] & ~1) == 2 ? MBP_EC_COMPRESSED : MBP_EC_HYBRID;
+    EC_GROUP *g =
+        EC_GROUP_new_by_curve_name_ex(k->pc->libctx, NULL, curves[curve_index(k->curve)].nid);
+    EC_POINT *pt = g != NULL ? EC_POINT_new(g) : NULL;
+    const int ok =
+        pt != NULL && EC_POINT_oct2point(g, pt, in, len, NULL) == 1 &&
+        EC_POINT_point2oct(g, pt, POINT_CONVERSION_UNCOMPRESSED, out, plen, NULL) == plen;
+    EC_POINT_free(pt);
+    EC_GROUP_free(g);
+    return ok;
+}
+
+/* encode_point: out = k's public point in format form; its length. */
+static size_t encode_point(const struct mbp_ec_key *k, uint8_t out[MBP_EC_POINT_MAX], uint8_t form)
+{
+    const size_t plen = mbc_ec_point_len(k->curve), flen = (plen - 1) / 2;
+    const uint8_t odd = k->point[plen - 1] & 1;
+    memcpy(out, k->point, plen);
+    switch (form) {
+    case MBP_EC_COMPRESSED:
+        out[0] = (uint8_t)(2 | odd);
+        return 1 + flen;
+    case MBP_EC_HYBRID:
+        out[0] = (uint8_t)(6 | odd);
+        return plen;
+    default:
+        return plen;
     }
 }
 
@@ -222,38 +301,6 @@ static int other_validate(const struct mbp_ec_key *k, int selection)
     return ok == 1;
 }
 
-/* other_gen: a key (or parameters) of another curve by another provider:
- * from params (the group and whatever else was set) or a template key. */
-static EVP_PKEY *other_gen(struct mbp_ctx *pc, int selection, const OSSL_PARAM *params,
-                           EVP_PKEY *templ)
-{
-    EVP_PKEY_CTX *c = templ != NULL ? EVP_PKEY_CTX_new_from_pkey(pc->libctx, templ, MBP_NOT_OURS)
-                                    : EVP_PKEY_CTX_new_from_name(pc->libctx, "EC", MBP_NOT_OURS);
-    EVP_PKEY *k = NULL;
-    const int keys = (selection & MBP_SEL_KEYPAIR) != 0;
-    if (c != NULL && (keys ? EVP_PKEY_keygen_init(c) : EVP_PKEY_paramgen_init(c)) == 1 &&
-        (params == NULL || EVP_PKEY_CTX_set_params(c, params) == 1)) {
-        if ((keys ? EVP_PKEY_keygen(c, &k) : EVP_PKEY_paramgen(c, &k)) != 1) {
-            k = NULL;
-        }
-    }
-    EVP_PKEY_CTX_free(c);
-    return k;
-}
-
-/* other_import: another provider's key from params. */
-static EVP_PKEY *other_import(struct mbp_ctx *pc, int selection, const OSSL_PARAM params[])
-{
-    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(pc->libctx, "EC", MBP_NOT_OURS);
-    EVP_PKEY *k = NULL;
-    if (c == NULL || EVP_PKEY_fromdata_init(c) != 1 ||
-        EVP_PKEY_fromdata(c, &k, selection, (OSSL_PARAM *)params) != 1) {
-        k = NULL;
-    }
-    EVP_PKEY_CTX_free(c);
-    return k;
-}
-
 /* ------------------------------------------------------------ key data */
 
 static int ec_has(const void *keydata, int selection)
@@ -310,11 +357,19 @@ static int from_params(struct mbp_ec_key *k, int selection, const OSSL_PARAM par
     const OSSL_PARAM *dp = (selection & MBP_SEL_PRIV) != 0
                                ? OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY)
                                : NULL;
-    const void *point = NULL;
-    size_t point_len = 0;
-    if (pp != NULL && !OSSL_PARAM_get_octet_string_ptr(pp, &point, &point_len)) {
+    const void *enc = NULL;
+    size_t enc_len = 0;
+    uint8_t ubuf[MBP_EC_POINT_MAX], form = MBP_EC_UNCOMPRESSED, enc_form;
+    const uint8_t *point = NULL;
+    const size_t point_len = mbc_ec_point_len(c);
+    if (pp != NULL && (!OSSL_PARAM_get_octet_string_ptr(pp, &enc, &enc_len) ||
+                       !decode_point(k, ubuf, &enc_form, enc, enc_len))) {
+        k->curve = 0;
         return 0;
     }
+    point = pp != NULL ? ubuf : NULL;
+    get_form(params, &form);
+    k->form = k->gform = form;
     int ok = 1;
     if (dp != NULL) {
         BIGNUM *bn = NULL;
@@ -352,7 +407,7 @@ static int ec_import(void *keydata, int selection, const OSSL_PARAM params[])
     if (!ours(params)) {
         clear_keys(k);
         k->curve = 0;
-        k->other = other_import(k->pc, selection, params);
+        k->other = mbp_other_import(k->pc, "EC", selection, params);
         mbo_count(MBO_CTR_EC_OTHER, 1);
         return k->other != NULL;
     }
@@ -374,11 +429,14 @@ static OSSL_PARAM *to_params(const struct mbp_ec_key *k, int with_priv)
         return NULL;
     }
     const size_t slen = mbc_ec_scalar_len(k->curve);
+    uint8_t enc[MBP_EC_POINT_MAX];
     int ok = OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-                                             curves[curve_index(k->curve)].names[0], 0);
+                                             curves[curve_index(k->curve)].names[0], 0) &&
+             OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                             form_names[k->gform], 0);
     if (ok && k->pub != NULL) {
-        ok = OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, k->point,
-                                              mbc_ec_point_len(k->curve));
+        ok = OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, enc,
+                                              encode_point(k, enc, k->form));
     }
     if (ok && with_priv && k->priv != NULL) {
         ok = (d = BN_secure_new()) != NULL && BN_bin2bn(k->d, (int)slen, d) != NULL &&
@@ -396,7 +454,8 @@ EVP_PKEY *mbp_ec_other(const struct mbp_ec_key *k)
         return EVP_PKEY_up_ref(k->other) ? k->other : NULL;
     }
     OSSL_PARAM *params = k->curve != 0 ? to_params(k, 1) : NULL;
-    EVP_PKEY *o = params != NULL ? other_import(k->pc, OSSL_KEYMGMT_SELECT_ALL, params) : NULL;
+    EVP_PKEY *o =
+        params != NULL ? mbp_other_import(k->pc, "EC", OSSL_KEYMGMT_SELECT_ALL, params) : NULL;
     mbp_params_clear_free(params);
     return o;
 }
@@ -418,6 +477,7 @@ static int ec_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbar
 
 static const OSSL_PARAM key_types[] = {
     OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
     OSSL_PARAM_BN(OSSL_PKEY_PARAM_PRIV_KEY, NULL, 0),
     OSSL_PARAM_END,
@@ -447,15 +507,17 @@ static int ec_get_params(void *keydata, OSSL_PARAM params[])
         !mbp_set_str(params, OSSL_PKEY_PARAM_DEFAULT_DIGEST, "SHA256") ||
         !mbp_set_str(params, OSSL_PKEY_PARAM_GROUP_NAME, curves[i].names[0]) ||
         !mbp_set_str(params, OSSL_PKEY_PARAM_EC_ENCODING, OSSL_PKEY_EC_ENCODING_GROUP) ||
-        !mbp_set_str(params, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-                     OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED)) {
+        !mbp_set_str(params, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, form_names[k->form])) {
         return 0;
     }
+    /* encoded-pub-key: uncompressed, whatever the format (as OpenSSL's). */
     const char *pubs[] = {OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_PUB_KEY};
     OSSL_PARAM *p;
+    uint8_t enc[MBP_EC_POINT_MAX];
     for (size_t j = 0; j < 2 && k->pub != NULL; j++) {
         if ((p = OSSL_PARAM_locate(params, pubs[j])) != NULL &&
-            !OSSL_PARAM_set_octet_string(p, k->point, mbc_ec_point_len(k->curve))) {
+            !OSSL_PARAM_set_octet_string(
+                p, enc, encode_point(k, enc, j == 0 ? MBP_EC_UNCOMPRESSED : k->form))) {
             return 0;
         }
     }
@@ -491,8 +553,9 @@ static const OSSL_PARAM *ec_gettable_params(void *provctx)
     return gettable;
 }
 
-/* ec_set_params: encoded-pub-key (a peer's key share, uncompressed) makes
- * k that public key alone; another point format or encoding is refused. */
+/* ec_set_params: encoded-pub-key (a peer's key share, in any point
+ * format) makes k that public key alone, with its format as the key's;
+ * point-format sets both formats; another encoding is refused. */
 static int ec_set_params(void *keydata, const OSSL_PARAM params[])
 {
     struct mbp_ec_key *k = keydata;
@@ -500,16 +563,24 @@ static int ec_set_params(void *keydata, const OSSL_PARAM params[])
         return EVP_PKEY_set_params(k->other, (OSSL_PARAM *)params);
     }
     if (!formats_ok(params)) {
-        mbp_err(k->pc, MBP_R_BAD_PARAM, "only named curves and uncompressed points");
+        mbp_err(k->pc, MBP_R_BAD_PARAM, "only named curves and known point formats");
         return 0;
     }
     const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY);
-    const void *point;
+    const void *enc;
     size_t len;
-    if (p != NULL &&
-        (!OSSL_PARAM_get_octet_string_ptr(p, &point, &len) || !set_pub(k, point, len))) {
-        mbp_err(k->pc, MBP_R_BAD_KEY, "public key not an uncompressed point of the curve");
-        return 0;
+    uint8_t point[MBP_EC_POINT_MAX], form;
+    if (p != NULL) {
+        if (!OSSL_PARAM_get_octet_string_ptr(p, &enc, &len) ||
+            !decode_point(k, point, &form, enc, len) ||
+            !set_pub(k, point, mbc_ec_point_len(k->curve))) {
+            mbp_err(k->pc, MBP_R_BAD_KEY, "public key not a point of the curve");
+            return 0;
+        }
+        k->form = form;
+    }
+    if (get_form(params, &form) > 0) {
+        k->form = k->gform = form;
     }
     return 1;
 }
@@ -555,6 +626,8 @@ static void *ec_dup(const void *keydata, int selection)
         return NULL;
     }
     k->curve = src->curve;
+    k->form = src->form;
+    k->gform = src->gform;
     int ok = 1;
     if (src->other != NULL) {
         ok = (k->other = EVP_PKEY_dup(src->other)) != NULL;
@@ -596,18 +669,7 @@ struct ecgen {
 static int ec_gen_set_params(void *genctx, const OSSL_PARAM params[])
 {
     struct ecgen *g = genctx;
-    if (params == NULL || params[0].key == NULL) {
-        return 1;
-    }
-    OSSL_PARAM *m = OSSL_PARAM_merge(g->params, params);
-    OSSL_PARAM *d = m != NULL ? OSSL_PARAM_dup(m) : NULL;
-    OSSL_PARAM_free(m);
-    if (d == NULL) {
-        return 0;
-    }
-    mbp_params_clear_free(g->params);
-    g->params = d;
-    return 1;
+    return mbp_params_merge(&g->params, params);
 }
 
 static void ec_gen_cleanup(void *genctx)
@@ -670,8 +732,6 @@ static const OSSL_PARAM *ec_gen_settable_params(void *genctx, void *provctx)
  * group set, else the template's), another provider's key. */
 static void *ec_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
 {
-    (void)cb;
-    (void)cbarg;
     struct ecgen *g = genctx;
     mbc_curve curve = 0;
     const int r = get_curve(g->params, &curve);
@@ -688,8 +748,8 @@ static void *ec_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
         return NULL;
     }
     if (!mine) {
-        if ((k->other = other_gen(g->pc, g->selection, g->params, r == 0 ? g->template : NULL)) ==
-            NULL) {
+        if ((k->other = mbp_other_gen(g->pc, "EC", g->selection, g->params,
+                                      r == 0 ? g->template : NULL, cb, cbarg)) == NULL) {
             mbp_err(g->pc, MBP_R_BAD_PARAM, "the other provider could not generate this key");
             ec_free(k);
             return NULL;
@@ -698,6 +758,9 @@ static void *ec_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
         return k;
     }
     k->curve = curve;
+    /* The asked point format is the parameters' (OpenSSL's group's); the
+     * key's own stays uncompressed, as the default provider's. */
+    get_form(g->params, &k->gform);
     if ((g->selection & MBP_SEL_KEYPAIR) == 0) {
         return k;
     }

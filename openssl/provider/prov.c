@@ -195,6 +195,78 @@ static const OSSL_ITEM reason_strings[] = {
     {0, NULL},
 };
 
+/* ------------------------------------------ keys left to another provider */
+
+int mbp_params_merge(OSSL_PARAM **dst, const OSSL_PARAM params[])
+{
+    if (params == NULL || params[0].key == NULL) {
+        return 1;
+    }
+    OSSL_PARAM *m = OSSL_PARAM_merge(*dst, params);
+    OSSL_PARAM *d = m != NULL ? OSSL_PARAM_dup(m) : NULL;
+    OSSL_PARAM_free(m);
+    if (d == NULL) {
+        return 0;
+    }
+    mbp_params_clear_free(*dst);
+    *dst = d;
+    return 1;
+}
+
+EVP_PKEY *mbp_other_import(struct mbp_ctx *pc, const char *type, int selection,
+                           const OSSL_PARAM params[])
+{
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(pc->libctx, type, MBP_NOT_OURS);
+    EVP_PKEY *k = NULL;
+    if (c == NULL || EVP_PKEY_fromdata_init(c) != 1 ||
+        EVP_PKEY_fromdata(c, &k, selection, (OSSL_PARAM *)params) != 1) {
+        k = NULL;
+    }
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
+/* The caller's generation callback, for the other provider's progress. */
+struct gen_cb {
+    OSSL_CALLBACK *cb;
+    void *cbarg;
+};
+
+static int gen_progress(EVP_PKEY_CTX *c)
+{
+    const struct gen_cb *g = EVP_PKEY_CTX_get_app_data(c);
+    int potential = EVP_PKEY_CTX_get_keygen_info(c, 0),
+        iteration = EVP_PKEY_CTX_get_keygen_info(c, 1);
+    OSSL_PARAM p[] = {
+        OSSL_PARAM_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
+        OSSL_PARAM_int(OSSL_GEN_PARAM_ITERATION, &iteration),
+        OSSL_PARAM_END,
+    };
+    return g->cb(p, g->cbarg);
+}
+
+EVP_PKEY *mbp_other_gen(struct mbp_ctx *pc, const char *type, int selection,
+                        const OSSL_PARAM *params, EVP_PKEY *templ, OSSL_CALLBACK *cb, void *cbarg)
+{
+    EVP_PKEY_CTX *c = templ != NULL ? EVP_PKEY_CTX_new_from_pkey(pc->libctx, templ, MBP_NOT_OURS)
+                                    : EVP_PKEY_CTX_new_from_name(pc->libctx, type, MBP_NOT_OURS);
+    EVP_PKEY *k = NULL;
+    struct gen_cb g = {cb, cbarg};
+    const int keys = (selection & MBP_SEL_KEYPAIR) != 0;
+    if (c != NULL && (keys ? EVP_PKEY_keygen_init(c) : EVP_PKEY_paramgen_init(c)) == 1 &&
+        (params == NULL || EVP_PKEY_CTX_set_params(c, params) == 1)) {
+        if (cb != NULL) {
+            EVP_PKEY_CTX_set_app_data(c, &g);
+            EVP_PKEY_CTX_set_cb(c, gen_progress);
+        }
+        if ((keys ? EVP_PKEY_keygen(c, &k) : EVP_PKEY_paramgen(c, &k)) != 1) {
+            k = NULL;
+        }
+    }
+    EVP_PKEY_CTX_free(c);
+    return k;
+}
+
 static const OSSL_ITEM *get_reason_strings(void *provctx)
 {
     (void)provctx;

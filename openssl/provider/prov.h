@@ -101,6 +101,26 @@ void *mbp_sigctx_dup(const struct mbp_sigctx *src, size_t size, int (*extra)(voi
 int mbp_set_str(OSSL_PARAM params[], const char *key, const char *v);
 int mbp_key_sizes(OSSL_PARAM params[], int bits, int secbits, int max_size);
 
+/* MBP_NOT_OURS: the property query for what we leave to other providers. */
+#define MBP_NOT_OURS "provider!=mbcrypto"
+
+/*
+ * Keys left to another provider (the default one) in our child library
+ * context, held inside our key data (ec_kmgmt.c, rsa_kmgmt.c).
+ * mbp_params_merge: *dst (freed and replaced) = a copy of *dst with
+ * params merged in (params' values win); 0 on failure, *dst unchanged.
+ * mbp_other_import: a key of type from params (EVP_PKEY_fromdata with
+ * selection); NULL on failure. mbp_other_gen: a key pair (selection with
+ * a key) or domain parameters of type from params (may be NULL) or from
+ * the template key templ (may be NULL); cb (may be NULL) gets the other
+ * provider's progress as OSSL_GEN_PARAM_POTENTIAL and _ITERATION.
+ */
+int mbp_params_merge(OSSL_PARAM **dst, const OSSL_PARAM params[]);
+EVP_PKEY *mbp_other_import(struct mbp_ctx *pc, const char *type, int selection,
+                           const OSSL_PARAM params[]);
+EVP_PKEY *mbp_other_gen(struct mbp_ctx *pc, const char *type, int selection,
+                        const OSSL_PARAM *params, EVP_PKEY *templ, OSSL_CALLBACK *cb, void *cbarg);
+
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
 extern const OSSL_DISPATCH mbp_rsa_signature[];
@@ -121,6 +141,10 @@ struct mbp_rsa_key {
     mbc_rsa_pub_key *pub;
     mbc_rsa_priv_key *priv; /* NULL for a public key */
     unsigned bits;
+    EVP_PKEY *other; /* a key mbcrypto does not serve, generated through us
+                      * (rsa_kmgmt.c): held by another provider, every
+                      * key management call on it goes there; the
+                      * components and key objects are empty then */
 };
 
 /* mbp_ec_key: our P-256/P-384 key data (ec_kmgmt.c): the curve alone
@@ -128,6 +152,7 @@ struct mbp_rsa_key {
  * objects are built when the key is set. */
 #define MBP_EC_SCALAR_MAX 48 /* P-384 */
 #define MBP_EC_POINT_MAX 97  /* 04 || X || Y on P-384 */
+enum mbp_ec_form { MBP_EC_UNCOMPRESSED = 0, MBP_EC_COMPRESSED, MBP_EC_HYBRID };
 struct mbp_ec_key {
     struct mbp_ctx *pc;
     mbc_curve curve;                 /* 0: none yet */
@@ -135,13 +160,15 @@ struct mbp_ec_key {
     mbc_ec_priv_key *priv;           /* NULL: no private key */
     uint8_t point[MBP_EC_POINT_MAX]; /* the public key, mbc_ec_point_len bytes */
     uint8_t d[MBP_EC_SCALAR_MAX];    /* the private scalar (for export) */
+    uint8_t form;                    /* the point format of the public key's
+                                      * parameter (pub), enum mbp_ec_form */
+    uint8_t gform;                   /* the format the key's parameters give
+                                      * out (point-format), as OpenSSL's
+                                      * group has its own */
     EVP_PKEY *other;                 /* a key of another curve, generated through us (see
                                       * ec_kmgmt.c): held by another provider, every call
                                       * on it goes there; curve is 0 then */
 };
-
-/* MBP_NOT_OURS: the property query for what we leave to other providers. */
-#define MBP_NOT_OURS "provider!=mbcrypto"
 
 /* mbp_ec_sig_max: the longest DER ECDSA signature of curve (two INTEGERs
  * of scalar_len + 1 bytes). */

@@ -10,11 +10,21 @@
  * keys, private keys without the CRT components, unbalanced primes): the
  * signature then goes to the key's own provider (OpenSSL's signature init
  * tries that provider next when the export to ours fails).
+ *
+ * Key generation (OpenSSL has no fallback for it: with mbcrypto preferred,
+ * every RSA generation comes here) is the default provider's, in our child
+ * library context, with the caller's parameters and progress callback. A
+ * key of a size we serve becomes our key data (components and key
+ * objects) as an import would make it; any other key (1024 or 8192 bits,
+ * multi-prime) stays the other provider's, held in our key data
+ * (mbp_rsa_key.other), and every key management call on it (parameters,
+ * export, match, dup) goes there.
  */
 #include <string.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
 
@@ -76,6 +86,7 @@ static void rsa_free(void *keydata)
     struct mbp_rsa_key *k = keydata;
     if (k != NULL) {
         clear(k);
+        EVP_PKEY_free(k->other);
         OPENSSL_free(k);
     }
 }
@@ -123,7 +134,7 @@ static int from_params(struct mbp_rsa_key *k, const OSSL_PARAM params[], int wit
 static int rsa_import(void *keydata, int selection, const OSSL_PARAM params[])
 {
     struct mbp_rsa_key *k = keydata;
-    if (k == NULL || (selection & SEL_KEYPAIR) == 0) {
+    if (k == NULL || k->other != NULL || (selection & SEL_KEYPAIR) == 0) {
         return 0;
     }
     /* A private selection of a public key's parameters imports the public
@@ -160,6 +171,9 @@ static OSSL_PARAM *to_params(struct mbp_rsa_key *k, int with_priv)
 static int rsa_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg)
 {
     struct mbp_rsa_key *k = keydata;
+    if (k != NULL && k->other != NULL) {
+        return EVP_PKEY_export(k->other, selection, cb, cbarg);
+    }
     if (k == NULL || k->pub == NULL || (selection & SEL_KEYPAIR) == 0) {
         return 0;
     }
@@ -194,11 +208,24 @@ static const OSSL_PARAM *rsa_key_types(int selection)
     return (selection & SEL_PUB) ? pub_key_types : NULL;
 }
 
+/* other_has: whether k->other has the component key. */
+static int other_has(const struct mbp_rsa_key *k, const char *key)
+{
+    BIGNUM *bn = NULL;
+    const int ok = EVP_PKEY_get_bn_param(k->other, key, &bn);
+    BN_clear_free(bn);
+    return ok;
+}
+
 static int rsa_has(const void *keydata, int selection)
 {
     const struct mbp_rsa_key *k = keydata;
     if (k == NULL) {
         return 0;
+    }
+    if (k->other != NULL) {
+        return ((selection & SEL_PUB) == 0 || other_has(k, OSSL_PKEY_PARAM_RSA_N)) &&
+               ((selection & SEL_PRIV) == 0 || other_has(k, OSSL_PKEY_PARAM_RSA_D));
     }
     int ok = 1;
     if (selection & SEL_PUB) {
@@ -216,6 +243,9 @@ static int rsa_match(const void *a, const void *b, int selection)
     if ((selection & SEL_KEYPAIR) == 0) {
         return 1; /* RSA has no domain parameters */
     }
+    if (x->other != NULL || y->other != NULL) {
+        return x->other != NULL && y->other != NULL && EVP_PKEY_eq(x->other, y->other) == 1;
+    }
     if (x->n == NULL || y->n == NULL || BN_cmp(x->n, y->n) != 0 || BN_cmp(x->e, y->e) != 0) {
         return 0;
     }
@@ -228,6 +258,9 @@ static int rsa_match(const void *a, const void *b, int selection)
 static int rsa_get_params(void *keydata, OSSL_PARAM params[])
 {
     struct mbp_rsa_key *k = keydata;
+    if (k != NULL && k->other != NULL) {
+        return EVP_PKEY_get_params(k->other, params);
+    }
     if (k == NULL || k->pub == NULL) {
         return 0;
     }
@@ -276,11 +309,95 @@ static void *rsa_dup(const void *keydata, int selection)
     if (k == NULL) {
         return NULL;
     }
+    if (src->other != NULL) {
+        if ((k->other = EVP_PKEY_dup(src->other)) == NULL) {
+            rsa_free(k);
+            return NULL;
+        }
+        return k;
+    }
     const int with_priv = (selection & SEL_PRIV) != 0 && src->priv != NULL;
     OSSL_PARAM *params = to_params((struct mbp_rsa_key *)src, with_priv);
     if (params == NULL || !from_params(k, params, with_priv)) {
         rsa_free(k);
         k = NULL;
+    }
+    mbp_params_clear_free(params);
+    return k;
+}
+
+/* ------------------------------------------------------------ generation */
+
+struct rsagen {
+    struct mbp_ctx *pc;
+    OSSL_PARAM *params; /* every parameter set (a copy), NULL for none */
+};
+
+static int rsa_gen_set_params(void *genctx, const OSSL_PARAM params[])
+{
+    struct rsagen *g = genctx;
+    return mbp_params_merge(&g->params, params);
+}
+
+static void rsa_gen_cleanup(void *genctx)
+{
+    struct rsagen *g = genctx;
+    if (g != NULL) {
+        mbp_params_clear_free(g->params);
+        OPENSSL_free(g);
+    }
+}
+
+static void *rsa_gen_init(void *provctx, int selection, const OSSL_PARAM params[])
+{
+    if ((selection & SEL_KEYPAIR) == 0) {
+        return NULL; /* RSA has no domain parameters to generate */
+    }
+    struct rsagen *g = OPENSSL_zalloc(sizeof(*g));
+    if (g == NULL) {
+        return NULL;
+    }
+    g->pc = provctx;
+    if (!rsa_gen_set_params(g, params)) {
+        rsa_gen_cleanup(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* What the default provider's RSA generation takes (EVP_PKEY-RSA(7)). */
+static const OSSL_PARAM gen_settable[] = {
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_BITS, NULL),
+    OSSL_PARAM_size_t(OSSL_PKEY_PARAM_RSA_PRIMES, NULL),
+    OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
+    OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *rsa_gen_settable_params(void *genctx, void *provctx)
+{
+    (void)genctx;
+    (void)provctx;
+    return gen_settable;
+}
+
+/* rsa_gen: a key pair from the other provider; ours when we serve it. */
+static void *rsa_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
+{
+    struct rsagen *g = genctx;
+    EVP_PKEY *pkey = mbp_other_gen(g->pc, "RSA", SEL_KEYPAIR, g->params, NULL, cb, cbarg);
+    struct mbp_rsa_key *k = pkey != NULL ? rsa_new(g->pc) : NULL;
+    OSSL_PARAM *params = NULL;
+    if (k == NULL) {
+        mbp_err(g->pc, MBP_R_BAD_PARAM, "the other provider could not generate this key");
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    if (EVP_PKEY_todata(pkey, EVP_PKEY_KEYPAIR, &params) == 1 && from_params(k, params, 1)) {
+        mbo_count(MBO_CTR_RSA_KEYS, 1);
+        EVP_PKEY_free(pkey);
+    } else {
+        mbo_count(MBO_CTR_RSA_REFUSED, 1);
+        k->other = pkey;
     }
     mbp_params_clear_free(params);
     return k;
@@ -299,5 +416,10 @@ const OSSL_DISPATCH mbp_rsa_keymgmt[] = {
     {OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS, (void (*)(void))rsa_gettable_params},
     {OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME, (void (*)(void))rsa_query_operation_name},
     {OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))rsa_dup},
+    {OSSL_FUNC_KEYMGMT_GEN_INIT, (void (*)(void))rsa_gen_init},
+    {OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS, (void (*)(void))rsa_gen_set_params},
+    {OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS, (void (*)(void))rsa_gen_settable_params},
+    {OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))rsa_gen},
+    {OSSL_FUNC_KEYMGMT_GEN_CLEANUP, (void (*)(void))rsa_gen_cleanup},
     {0, NULL},
 };
