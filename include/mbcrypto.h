@@ -14,6 +14,12 @@
  *  - Big numbers cross the API as big-endian byte strings.
  *  - All buffers are owned by the caller; the library keeps no pointer to
  *    them after a call returns.
+ *  - Aliasing in _mb8 calls (and their single-request forms): an output of a
+ *    lane may overlap that lane's own inputs (in place: every path reads a
+ *    lane's inputs before writing its outputs). A lane whose output overlaps
+ *    another output (of any lane, its own included) or an input of another
+ *    active lane gets MBC_LANE_BAD_PARAM (MBC_ERR_BAD_PARAM) on every
+ *    implementation, and the other lanes are computed as usual.
  */
 #ifndef MBCRYPTO_H
 #define MBCRYPTO_H
@@ -585,9 +591,10 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
  * mbc_ec_priv_key_generate) and point[i] its public point 04 || X || Y
  * (point_len bytes); mbc_ec_priv_key_new(d[i]) rebuilds the key. Codes:
  * MBC_LANE_NULL_PARAM (an array, d[i] or point[i] NULL),
- * MBC_LANE_BAD_PARAM (unknown curve or lane_mask above 0xFF: nothing
- * written), MBC_LANE_FAULT (the point failed its on-curve check),
- * MBC_LANE_UNSUPPORTED (no OS randomness), MBC_LANE_EMPTY,
+ * MBC_LANE_BAD_PARAM (d[i] and point[i] overlap, or overlap another
+ * lane's buffers, see Aliasing above; unknown curve or lane_mask above
+ * 0xFF: nothing written), MBC_LANE_FAULT (the point failed its on-curve
+ * check), MBC_LANE_UNSUPPORTED (no OS randomness), MBC_LANE_EMPTY,
  * MBC_LANE_NO_MEMORY; failed lanes get both outputs zeroed. Constant time
  * with respect to d.
  */
@@ -804,7 +811,8 @@ MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
  *   MBC_LANE_OK           priv[i] and pub[i] written
  *   MBC_LANE_EMPTY        lane not in lane_mask (never read or written)
  *   MBC_LANE_NULL_PARAM   priv or pub array NULL, or priv[i] or pub[i] NULL
- *   MBC_LANE_BAD_PARAM    priv[i] == pub[i]; lane_mask above 0xFF (then
+ *   MBC_LANE_BAD_PARAM    priv[i] and pub[i] overlap, or either overlaps another
+ *                         lane's (see Aliasing above); lane_mask above 0xFF (then
  *                         every lane; nothing is written)
  *   MBC_LANE_UNSUPPORTED  the operating system gave no randomness (every
  *                         active lane); never weak keys

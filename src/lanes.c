@@ -38,6 +38,53 @@ void mbc_lanes_begin(struct mbc_lanes *ln, unsigned lane_mask, int call_ok,
     }
 }
 
+/* buf_range: [*lo, *hi) of lane l of b; 0 if empty or absent. */
+static int buf_range(const struct mbc_lane_bufs *b, unsigned l, uintptr_t *lo, uintptr_t *hi)
+{
+    if (b->ptrs == NULL || b->ptrs[l] == NULL) {
+        return 0;
+    }
+    const size_t len = b->lens != NULL ? b->lens[l] : b->len;
+    *lo = (uintptr_t)b->ptrs[l];
+    *hi = *lo + len;
+    return len != 0;
+}
+
+/* overlaps: lane l's buffer of a and lane m's of b share a byte. */
+static int overlaps(const struct mbc_lane_bufs *a, unsigned l, const struct mbc_lane_bufs *b,
+                    unsigned m)
+{
+    uintptr_t alo, ahi, blo, bhi;
+    return buf_range(a, l, &alo, &ahi) && buf_range(b, m, &blo, &bhi) && alo < bhi && blo < ahi;
+}
+
+void mbc_lanes_refuse_overlaps(struct mbc_lanes *ln, const struct mbc_lane_bufs *outs,
+                               unsigned num_outs, const struct mbc_lane_bufs *ins, unsigned num_ins)
+{
+    const unsigned valid = ln->valid;
+    unsigned bad = 0;
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        for (unsigned m = 0; m < MBC_LANES && ((valid >> l) & 1u); m++) {
+            if (!((valid >> m) & 1u)) {
+                continue;
+            }
+            for (unsigned o = 0; o < num_outs; o++) {
+                for (unsigned o2 = 0; o2 < num_outs; o2++) {
+                    if ((l != m || o != o2) && overlaps(&outs[o], l, &outs[o2], m)) {
+                        bad |= 1u << l;
+                    }
+                }
+                for (unsigned i = 0; i < num_ins; i++) {
+                    if (l != m && overlaps(&outs[o], l, &ins[i], m)) {
+                        bad |= 1u << l;
+                    }
+                }
+            }
+        }
+    }
+    mbc_lanes_fail(ln, bad, MBC_LANE_BAD_PARAM);
+}
+
 void mbc_lanes_fail(struct mbc_lanes *ln, unsigned lanes, unsigned code)
 {
     if (code == MBC_LANE_OK) {

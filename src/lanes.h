@@ -53,6 +53,27 @@ void mbc_lanes_begin(struct mbc_lanes *ln, unsigned lane_mask, int call_ok,
                      const void *const *const arrays[], unsigned num_arrays,
                      mbc_lane_check_fn *check, const void *ctx);
 
+/* mbc_lane_bufs: one per-lane buffer array of a call: ptrs[l], lens[l]
+ * bytes long (len bytes each when lens is NULL); ptrs NULL: no such array. */
+struct mbc_lane_bufs {
+    const void *const *ptrs;
+    const size_t *lens;
+    size_t len;
+};
+
+/*
+ * mbc_lanes_refuse_overlaps: the aliasing rule of every _mb8 call. A valid
+ * lane whose output overlaps another output (of any lane, its own other
+ * outputs included) or an input of another valid lane gets BAD_PARAM: run
+ * together, such lanes would read inputs another lane has not yet written,
+ * run one by one they would read what it wrote, so the paths would differ.
+ * An output may overlap its own lane's inputs (in place): every path reads
+ * a lane's inputs before it writes that lane's outputs.
+ */
+void mbc_lanes_refuse_overlaps(struct mbc_lanes *ln, const struct mbc_lane_bufs *outs,
+                               unsigned num_outs, const struct mbc_lane_bufs *ins,
+                               unsigned num_ins);
+
 /* mbc_lanes_fail: the lanes of lanes (a lane bitmask) that are still OK get
  * code and leave valid. */
 void mbc_lanes_fail(struct mbc_lanes *ln, unsigned lanes, unsigned code);

@@ -93,6 +93,26 @@ static const struct mbc_kplan *op_plan(const struct mbc_ec_impl *impl, enum ec_o
 
 static mbc_status ec_finish(const struct mbc_lanes *ln, const struct ec_call *c, struct ec_work *w);
 
+/* ec_refuse_overlaps: the aliasing rule (lanes.h) on a call's buffers:
+ * sig, secret or d and the point out; digests, peer points, signatures and
+ * nonces in. */
+static void ec_refuse_overlaps(struct mbc_lanes *ln, const struct ec_call *c)
+{
+    if (c->c == NULL) {
+        return;
+    }
+    const size_t len = c->c->len, pt = 1 + 2 * len;
+    const struct mbc_lane_bufs outs[2] = {
+        {(const void *const *)c->out, NULL, c->op == EC_OP_SIGN ? 2 * len : len},
+        {(const void *const *)c->out2, NULL, pt},
+    };
+    const struct mbc_lane_bufs ins[2] = {
+        {(const void *const *)c->in, c->op == EC_OP_ECDH ? NULL : c->in_len, pt},
+        {(const void *const *)c->in2, NULL, c->op == EC_OP_VERIFY ? 2 * len : len},
+    };
+    mbc_lanes_refuse_overlaps(ln, outs, 2, ins, 2);
+}
+
 /*
  * ec_run: one EC call: the lane checks (arrays: the pointer arrays that
  * must hold no NULL), the plan, one work block, then body on the packed
@@ -109,6 +129,7 @@ static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
         mbc_test_hook(ec_batch_plan) != 0 ? &batch_plan : op_plan(mbc_dispatch_get()->ec, c->op);
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, c->c != NULL, arrays, num_arrays, ec_lane_check, c);
+    ec_refuse_overlaps(&ln, c);
     struct ec_work *w = NULL;
     if (mbc_lanes_pick(&ln, kp) != MBC_PLAN_NONE) {
         w = mbc_aligned_alloc(sizeof(*w));

@@ -139,6 +139,9 @@ static mbc_status rsa_run(const struct rsa_call *c, unsigned lane_mask, const st
                                           c->key};
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, rsa_supported_bits(c->bits), arrays, 3, rsa_lane_check, c);
+    const struct mbc_lane_bufs out = {(const void *const *)c->out, NULL, c->bits / 8};
+    const struct mbc_lane_bufs in = {(const void *const *)c->in, NULL, c->bits / 8};
+    mbc_lanes_refuse_overlaps(&ln, &out, 1, &in, 1);
     if (mbc_lanes_pick(&ln, kp) != MBC_PLAN_NONE) {
         mb52_row *block = mbc_aligned_alloc(nrows * sizeof(mb52_row));
         if (block == NULL) {

@@ -123,6 +123,10 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
         (const void *const *)c->out, (const void *const *)c->scalar, (const void *const *)c->u};
     struct mbc_lanes ln;
     mbc_lanes_begin(&ln, lane_mask, 1, arrays, derive ? 3 : 2, NULL, NULL);
+    const struct mbc_lane_bufs out = {(const void *const *)c->out, NULL, LEN};
+    const struct mbc_lane_bufs ins[2] = {{(const void *const *)c->scalar, NULL, LEN},
+                                         {(const void *const *)c->u, NULL, LEN}};
+    mbc_lanes_refuse_overlaps(&ln, &out, 1, ins, derive ? 2 : 1);
     mbc_lanes_pick(&ln, derive ? &impl->ladder.plan : &impl->pubkey.plan);
     mbc_lanes_run(&ln, x25519_body, c, NULL);
     uint8_t *const *const outs[1] = {c->out};
@@ -152,22 +156,17 @@ MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
     return st;
 }
 
-/* keygen_check: priv and pub of a lane must be different buffers. */
-static unsigned keygen_check(const void *ctx, unsigned lane)
-{
-    uint8_t *const *const *pp = ctx;
-    return pp[0][lane] != pp[1][lane] ? MBC_LANE_OK : MBC_LANE_BAD_PARAM;
-}
-
 /* keygen_mb8: the work of mbc_x25519_keygen_mb8, in frames of its own that
  * the caller then scrubs (wipe.h). */
 __attribute__((noinline)) static mbc_status
 keygen_mb8(uint8_t *const priv[MBC_LANES], uint8_t *const pub[MBC_LANES], unsigned lane_mask)
 {
     const void *const *const arrays[2] = {(const void *const *)priv, (const void *const *)pub};
-    uint8_t *const *const pp[2] = {priv, pub};
     struct mbc_lanes ln;
-    mbc_lanes_begin(&ln, lane_mask, 1, arrays, 2, keygen_check, pp);
+    mbc_lanes_begin(&ln, lane_mask, 1, arrays, 2, NULL, NULL);
+    const struct mbc_lane_bufs bufs[2] = {{(const void *const *)priv, NULL, LEN},
+                                          {(const void *const *)pub, NULL, LEN}};
+    mbc_lanes_refuse_overlaps(&ln, bufs, 2, NULL, 0);
     if (ln.valid != 0) {
         uint8_t rnd[MBC_LANES][LEN];
         const unsigned n = (unsigned)__builtin_popcount(ln.valid);
