@@ -422,6 +422,160 @@ static void test_gcm_cross(void **state)
     }
 }
 
+/* open_when: opens ct (one piece of AAD, one of data) with the tag set at
+ * point when: 0 before key and IV (the cipher alone set: python3-cryptography's
+ * order), 1 between key and IV, 2 after the IV, 3 after the data. Then
+ * opens the same message again on that context without setting the tag
+ * (OpenSSL keeps it). Returns final's result (both messages), and whether
+ * an error was queued in *queued. */
+static int open_when(EVP_CIPHER *ci, int when, const uint8_t *key, const uint8_t *iv,
+                     const uint8_t *aad, const uint8_t *ct, uint8_t *pt, size_t len,
+                     const uint8_t *tag, size_t tag_len, int *queued)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int l, ok = 1;
+    ERR_clear_error();
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        const int set = pass == 0;
+        ok = EVP_DecryptInit_ex2(c, pass == 0 ? ci : NULL, NULL, NULL, NULL) &&
+             (!set || when != 0 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex2(c, NULL, key, NULL, NULL) &&
+             (!set || when != 1 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex2(c, NULL, NULL, iv, NULL) &&
+             (!set || when != 2 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptUpdate(c, NULL, &l, aad, 16) &&
+             EVP_DecryptUpdate(c, pt, &l, ct, (int)len) &&
+             (!set || when != 3 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptFinal_ex(c, pt + len, &l) == 1;
+    }
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(c);
+    return ok;
+}
+
+/* Issue 22, items 1 and 10: a tag set at any point before final (before key
+ * and IV too), of any length 1..16, opens a good message, kept for the next
+ * message as OpenSSL keeps it; a forged one fails, with no error queued,
+ * as with the default provider; lengths 0 and 17 are refused by both. */
+static void test_gcm_tag_any_time(void **state)
+{
+    (void)state;
+    EVP_CIPHER *ours = cipher(16, OURS), *theirs = cipher(16, THEIRS);
+    uint8_t key[16], iv[12], aad[16], pt[700], ct[700], back[700], tag[16];
+    mbt_rand_bytes(key, sizeof(key));
+    mbt_rand_bytes(iv, sizeof(iv));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(pt, sizeof(pt));
+    int l;
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    assert_true(EVP_EncryptInit_ex2(c, theirs, key, iv, NULL) &&
+                EVP_EncryptUpdate(c, NULL, &l, aad, 16) &&
+                EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)) && EVP_EncryptFinal_ex(c, ct, &l) &&
+                EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
+    EVP_CIPHER_CTX_free(c);
+    for (int when = 0; when < 4; when++) {
+        for (size_t n = 16; n >= 1; n--) {
+            int q_ours, q_theirs;
+            memset(back, 0, sizeof(back));
+            assert_true(open_when(ours, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_ours));
+            assert_memory_equal(back, pt, sizeof(pt));
+            assert_false(q_ours);
+            tag[n - 1] ^= 0x10;
+            assert_false(
+                open_when(ours, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_ours));
+            assert_false(
+                open_when(theirs, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_theirs));
+            assert_int_equal(q_ours, q_theirs);
+            tag[n - 1] ^= 0x10;
+        }
+    }
+    for (size_t n = 0; n <= 17; n += 17) {
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_DecryptInit_ex2(c, ours, key, iv, NULL));
+        assert_false(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)n, tag) > 0);
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(c);
+    }
+    /* Sealing: every tag length can be read, as a prefix of the full tag;
+     * AEAD_TAGLEN is 16 then, and the given length after an opening tag. */
+    for (size_t n = 1; n <= 16; n++) {
+        uint8_t t[16];
+        size_t taglen = 0;
+        OSSL_PARAM q[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &taglen),
+                          OSSL_PARAM_END};
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, ours, key, iv, NULL) &&
+                    EVP_EncryptUpdate(c, NULL, &l, aad, 16) &&
+                    EVP_EncryptUpdate(c, back, &l, pt, sizeof(pt)) &&
+                    EVP_EncryptFinal_ex(c, back, &l) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, (int)n, t) &&
+                    EVP_CIPHER_CTX_get_params(c, q));
+        assert_memory_equal(t, tag, n);
+        assert_int_equal(taglen, 16);
+        assert_true(EVP_DecryptInit_ex2(c, NULL, key, iv, NULL) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)n, t) &&
+                    EVP_CIPHER_CTX_get_params(c, q));
+        assert_int_equal(taglen, n);
+        EVP_CIPHER_CTX_free(c);
+    }
+    EVP_CIPHER_free(ours);
+    EVP_CIPHER_free(theirs);
+}
+
+/* Issue 22, item 10: sealing with a key and no IV draws a random IV (as the
+ * default provider of OpenSSL 3.0 and 3.5 does), readable as "iv" and
+ * "updated-iv" after the message and not before; the default provider
+ * opens the result. The next message without a new IV is refused, and so
+ * is a message without an IV of fewer than 12 bytes, or when opening. */
+static void test_gcm_no_iv(void **state)
+{
+    (void)state;
+    EVP_CIPHER *ours = cipher(32, OURS), *theirs = cipher(32, THEIRS);
+    uint8_t key[32], aad[16], pt[100], ct[100], back[100], tag[16], zero[12] = {0};
+    mbt_rand_bytes(key, sizeof(key));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(pt, sizeof(pt));
+    EVP_CIPHER *both[2] = {ours, theirs};
+    for (int side = 0; side < 2; side++) {
+        uint8_t iv[12] = {0}, iv2[12] = {0};
+        int l;
+        OSSL_PARAM q[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, iv, sizeof(iv)),
+                          OSSL_PARAM_END};
+        OSSL_PARAM q2[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, iv2, sizeof(iv2)),
+                           OSSL_PARAM_END};
+        EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, both[side], key, NULL, NULL));
+        assert_false(EVP_CIPHER_CTX_get_params(c, q));
+        assert_true(EVP_EncryptUpdate(c, NULL, &l, aad, sizeof(aad)) &&
+                    EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)) &&
+                    EVP_EncryptFinal_ex(c, ct, &l) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag) &&
+                    EVP_CIPHER_CTX_get_params(c, q) && EVP_CIPHER_CTX_get_params(c, q2));
+        assert_memory_equal(iv, iv2, sizeof(iv));
+        assert_memory_not_equal(iv, zero, sizeof(iv));
+        assert_false(EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)));
+        EVP_CIPHER_CTX_free(c);
+        assert_true(aead(theirs, 0, key, iv, 12, aad, sizeof(aad), back, ct, sizeof(ct), tag, 16));
+        assert_memory_equal(back, pt, sizeof(pt));
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, both[side], NULL, NULL, NULL) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, 8, NULL) &&
+                    EVP_EncryptInit_ex2(c, NULL, key, NULL, NULL));
+        assert_false(EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)));
+        assert_true(EVP_DecryptInit_ex2(c, both[side], key, NULL, NULL));
+        assert_false(EVP_DecryptUpdate(c, back, &l, ct, sizeof(ct)));
+        EVP_CIPHER_CTX_free(c);
+        ERR_clear_error();
+    }
+    EVP_CIPHER_free(ours);
+    EVP_CIPHER_free(theirs);
+}
+
 /* tls_record: libssl's TLS 1.2 use of a GCM cipher on one record, in
  * place: fixed IV, the 13-byte AAD (its length field counting the explicit
  * IV, and the tag when opening), then EVP_Cipher (libssl's legacy path) or,
@@ -1296,6 +1450,8 @@ int main(void)
         cmocka_unit_test(test_rsa_fallback),
         cmocka_unit_test(test_gcm_cross),
         cmocka_unit_test(test_gcm_tls12),
+        cmocka_unit_test(test_gcm_tag_any_time),
+        cmocka_unit_test(test_gcm_no_iv),
         cmocka_unit_test(test_x25519_cross),
         cmocka_unit_test(test_x25519_bad_peer),
         cmocka_unit_test(test_x25519_async),
