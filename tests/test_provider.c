@@ -25,6 +25,7 @@
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
+#include <openssl/sha.h>
 
 #include "test_util.h"
 
@@ -1348,6 +1349,208 @@ static void test_ecdsa_digest_sign(void **state)
     }
 }
 
+/* digest_sign_ctx: EVP_DigestSignInit_ex of key in provider props with
+ * mdname and params; the signature context, or NULL (m freed) if refused.
+ * *queued: whether the init left an error queued. */
+static EVP_PKEY_CTX *digest_sign_ctx(EVP_MD_CTX **m, EVP_PKEY *key, const char *props,
+                                     const char *mdname, const OSSL_PARAM *params, int *queued)
+{
+    EVP_PKEY_CTX *pc = NULL;
+    ERR_clear_error();
+    *m = EVP_MD_CTX_new();
+    assert_non_null(*m);
+    if (EVP_DigestSignInit_ex(*m, &pc, mdname, lib, props, key, params) != 1) {
+        EVP_MD_CTX_free(*m);
+        *m = NULL;
+        pc = NULL;
+    }
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return pc;
+}
+
+/* aid_of: the signature's AlgorithmIdentifier from pc into aid (its length,
+ * or 0 if none: then an error must be queued, never a silent failure). */
+static size_t aid_of(EVP_PKEY_CTX *pc, uint8_t *aid, size_t size, int *queued)
+{
+    OSSL_PARAM q[] = {OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, aid, size),
+                      OSSL_PARAM_END};
+    ERR_clear_error();
+    const int ok = EVP_PKEY_CTX_get_params(pc, q) == 1;
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return ok ? q[0].return_size : 0;
+}
+
+static const char *const sig_mds[] = {
+    "SHA1",        "SHA224",      "SHA256",   "SHA384",   "SHA512",    "SHA512-224", "SHA512-256",
+    "SHA3-224",    "SHA3-256",    "SHA3-384", "SHA3-512", "SHAKE128",  "SHAKE256",   "SM3",
+    "BLAKE2S-256", "BLAKE2B-512", "MD5",      "MD5-SHA1", "RIPEMD160",
+};
+#define NUM_SIG_MDS (sizeof(sig_mds) / sizeof(sig_mds[0]))
+
+/* Issue 22, item 8: RSA (PKCS#1 v1.5 and PSS, and PSS's MGF1 digest) takes
+ * exactly the digests the default provider takes: not SHAKE, BLAKE2, nor
+ * SM3 before OpenSSL 3.5. */
+static void test_rsa_digests(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NUM_SIG_MDS; i++) {
+        for (int pss = 0; pss < 2; pss++) {
+            OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
+                                                                    pss ? "pss" : "pkcs1", 0),
+                                   OSSL_PARAM_END};
+            EVP_MD_CTX *mo, *mt;
+            int q;
+            EVP_PKEY_CTX *po = digest_sign_ctx(&mo, key2048, OURS, sig_mds[i], params, &q);
+            EVP_PKEY_CTX *pt = digest_sign_ctx(&mt, key2048, THEIRS, sig_mds[i], params, &q);
+            assert_int_equal(po != NULL, pt != NULL);
+            EVP_MD_CTX_free(mo);
+            EVP_MD_CTX_free(mt);
+        }
+        int r[2];
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key2048, ours ? OURS : THEIRS);
+            EVP_MD *md = EVP_MD_fetch(lib, sig_mds[i], NULL);
+            assert_int_equal(EVP_PKEY_sign_init(c), 1);
+            assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING), 1);
+            r[ours] = md != NULL && EVP_PKEY_CTX_set_rsa_mgf1_md(c, md) == 1;
+            EVP_MD_free(md);
+            EVP_PKEY_CTX_free(c);
+            ERR_clear_error();
+        }
+        assert_int_equal(r[1], r[0]);
+    }
+}
+
+/* Issue 22, item 4: the AlgorithmIdentifiers of our signatures (what
+ * certificate and CSR signing write) are the default provider's byte for
+ * byte: PKCS#1 v1.5 ones, RSASSA-PSS with its hash, MGF1 and salt length,
+ * ECDSA ones, with SHA-3 too. Where the default provider has none, neither
+ * have we, and an error is queued (never a silent failure). */
+static void test_sig_algorithm_ids(void **state)
+{
+    (void)state;
+    EVP_PKEY *ec = pkey_gen("EC", "P-256", THEIRS, 0);
+    for (size_t i = 0; i < NUM_SIG_MDS; i++) {
+        for (int kind = 0; kind < 3; kind++) {
+            EVP_PKEY *key = kind == 2 ? ec : key2048;
+            OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
+                                                                    kind == 1 ? "pss" : "pkcs1", 0),
+                                   OSSL_PARAM_END};
+            EVP_MD_CTX *mo, *mt;
+            int q;
+            EVP_PKEY_CTX *po =
+                digest_sign_ctx(&mo, key, OURS, sig_mds[i], kind < 2 ? params : NULL, &q);
+            EVP_PKEY_CTX *pt =
+                digest_sign_ctx(&mt, key, THEIRS, sig_mds[i], kind < 2 ? params : NULL, &q);
+            if (po != NULL && pt != NULL) {
+                uint8_t ao[256], at[256];
+                const size_t lo = aid_of(po, ao, sizeof(ao), &q);
+                assert_true(lo > 0 || q);
+                assert_int_equal(lo, aid_of(pt, at, sizeof(at), &q));
+                assert_memory_equal(ao, at, lo);
+            }
+            EVP_MD_CTX_free(mo);
+            EVP_MD_CTX_free(mt);
+        }
+    }
+    static const char *const pss_sets[][3] = {
+        {"SHA256", "SHA1", "20"},       {"SHA384", "SHA256", "auto"}, {"SHA1", "SHA512", "max"},
+        {"SHA512", "SHA512", "digest"}, {"SHA224", "SHA224", "0"},    {"SHA256", "SHA3-256", "20"},
+    };
+    for (size_t i = 0; i < sizeof(pss_sets) / sizeof(pss_sets[0]); i++) {
+        OSSL_PARAM pad[] = {
+            OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, "pss", 0),
+            OSSL_PARAM_END};
+        OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST,
+                                                                (char *)pss_sets[i][1], 0),
+                               OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                                (char *)pss_sets[i][2], 0),
+                               OSSL_PARAM_END};
+        uint8_t ao[256], at[256];
+        size_t lo = 0, lt = 0;
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_MD_CTX *m;
+            int q;
+            EVP_PKEY_CTX *pc =
+                digest_sign_ctx(&m, key4096, ours ? OURS : THEIRS, pss_sets[i][0], pad, &q);
+            assert_non_null(pc);
+            assert_int_equal(EVP_PKEY_CTX_set_params(pc, params), 1);
+            if (ours) {
+                lo = aid_of(pc, ao, sizeof(ao), &q);
+                assert_true(lo > 0 || q);
+            } else {
+                lt = aid_of(pc, at, sizeof(at), &q);
+            }
+            EVP_MD_CTX_free(m);
+        }
+        assert_int_equal(lo, lt);
+        assert_memory_equal(ao, at, lo);
+    }
+    EVP_PKEY_free(ec);
+}
+
+/* Issue 22, item 7: PSS salt lengths given as strings, names or numbers
+ * (what `-sigopt rsa_pss_saltlen:-1` and EVP_PKEY_CTX_set_rsa_pss_saltlen
+ * send), or as ints, are taken exactly when the default provider takes
+ * them (names and bounds of the running OpenSSL version: "auto-digestmax"
+ * and -4 from 3.1 on), read back the same, and sign what it signs: the
+ * same AlgorithmIdentifier, a signature it verifies. */
+static void test_pss_salt_settings(void **state)
+{
+    (void)state;
+    static const char *const strs[] = {
+        "-1", "-2", "-3",  "-4",  "-5",  "digest", "max", "auto", "auto-digestmax",
+        "0",  "20", "222", "300", " 20", "20x",    "abc", "+5",   ""};
+    static const int ints[] = {-1, -2, -3, -4, -5, 0, 32};
+    const size_t n = sizeof(strs) / sizeof(strs[0]), ni = sizeof(ints) / sizeof(ints[0]);
+    for (size_t i = 0; i < n + ni; i++) {
+        char got[2][32] = {"", ""};
+        uint8_t aid[2][256];
+        size_t aid_len[2] = {0, 0};
+        int set[2], signed_ok[2];
+        uint8_t sig[2][512];
+        size_t sig_len[2] = {512, 512};
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_MD_CTX *m;
+            int q, iv = i >= n ? ints[i - n] : 0;
+            OSSL_PARAM pad[] = {
+                OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, "pss", 0),
+                OSSL_PARAM_END};
+            OSSL_PARAM salt[] = {
+                i < n ? OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                         (char *)strs[i], 0)
+                      : OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, &iv),
+                OSSL_PARAM_END};
+            EVP_PKEY_CTX *pc =
+                digest_sign_ctx(&m, key2048, ours ? OURS : THEIRS, "SHA256", pad, &q);
+            assert_non_null(pc);
+            set[ours] = EVP_PKEY_CTX_set_params(pc, salt) == 1;
+            OSSL_PARAM g[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                               got[ours], sizeof(got[ours])),
+                              OSSL_PARAM_END};
+            assert_int_equal(EVP_PKEY_CTX_get_params(pc, g), 1);
+            aid_len[ours] = aid_of(pc, aid[ours], sizeof(aid[ours]), &q);
+            signed_ok[ours] =
+                EVP_DigestSign(m, sig[ours], &sig_len[ours], (const uint8_t *)"abc", 3) == 1;
+            EVP_MD_CTX_free(m);
+            ERR_clear_error();
+        }
+        assert_int_equal(set[1], set[0]);
+        assert_string_equal(got[1], got[0]);
+        assert_int_equal(aid_len[1], aid_len[0]);
+        assert_memory_equal(aid[1], aid[0], aid_len[0]);
+        assert_int_equal(signed_ok[1], signed_ok[0]);
+        if (signed_ok[1]) {
+            struct sig_set v = {RSA_PKCS1_PSS_PADDING, "SHA256", RSA_PSS_SALTLEN_AUTO};
+            uint8_t d[32];
+            SHA256((const uint8_t *)"abc", 3, d);
+            assert_int_equal(verify(key2048, THEIRS, &v, sig[1], sig_len[1], d, 32), 1);
+        }
+    }
+}
+
 /*
  * A digest-sign context copied in the middle of its message
  * (EVP_MD_CTX_copy_ex: the signature context's dupctx): the copy and the
@@ -1463,6 +1666,9 @@ int main(void)
         cmocka_unit_test(test_ecdsa_digest_sign),
         cmocka_unit_test(test_ecdsa_async),
         cmocka_unit_test(test_sig_dup),
+        cmocka_unit_test(test_rsa_digests),
+        cmocka_unit_test(test_sig_algorithm_ids),
+        cmocka_unit_test(test_pss_salt_settings),
     };
     if (getenv("MBT_FILTER") != NULL) {
         cmocka_set_test_filter(getenv("MBT_FILTER"));
