@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/async.h>
 #include <openssl/core_names.h>
@@ -96,6 +97,86 @@ static void test_params(void **state)
     assert_true(OSSL_PROVIDER_get_params(mbc, p));
     assert_string_equal(serve, "rsa,aes-gcm,x25519,ecdh,ecdsa");
     counter("ops-rsa-sign");
+}
+
+/* queued_text_has: some error queued carries data containing s; clears. */
+static int queued_text_has(const char *s)
+{
+    const char *data;
+    int flags, found = 0;
+    while (ERR_get_error_all(NULL, NULL, NULL, &data, &flags) != 0) {
+        found |= (flags & ERR_TXT_STRING) != 0 && strstr(data, s) != NULL;
+    }
+    return found;
+}
+
+/* Issue 22, item 9: a serve setting that does not parse ("none ", "bogus",
+ * empty items, an empty string), in MBCRYPTO_SERVE or in the provider's
+ * openssl.cnf section, makes loading fail with an error that says which
+ * setting is wrong (and nothing of ours is served: OpenSSL's own code
+ * runs); auto, all, none and lists load. */
+static void test_serve_malformed(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"none ", "bogus", "",    "rsa,,ecdsa",
+                                      "rsa,",  " rsa",  "RSA", "rsa, ecdsa"};
+    static const char *const good[] = {"auto", "all", "none", "rsa,ecdsa", "aes-gcm"};
+    const char *dir = getenv("MBC_PROVIDER_DIR");
+    OSSL_LIB_CTX *l2 = OSSL_LIB_CTX_new();
+    assert_non_null(l2);
+    assert_true(OSSL_PROVIDER_set_default_search_path(l2, dir));
+    ERR_clear_error();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv("MBCRYPTO_SERVE", bad[i], 1);
+        assert_null(OSSL_PROVIDER_load(l2, "mbcrypto"));
+        assert_true(queued_text_has("MBCRYPTO_SERVE"));
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        setenv("MBCRYPTO_SERVE", good[i], 1);
+        OSSL_PROVIDER *p = OSSL_PROVIDER_load(l2, "mbcrypto");
+        assert_non_null(p);
+        OSSL_PROVIDER_unload(p);
+    }
+    setenv("MBCRYPTO_SERVE", "all", 1);
+    OSSL_LIB_CTX_free(l2);
+    /* The "serve" key of openssl.cnf (MBCRYPTO_SERVE unset). */
+    unsetenv("MBCRYPTO_SERVE");
+    for (int valid = 0; valid < 2; valid++) {
+        char path[] = "/tmp/mbc-serve-XXXXXX";
+        const int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+                "[provider_sect]\nmbcrypto = mbcrypto_sect\n[mbcrypto_sect]\n"
+                "module = %s/mbcrypto.so\nactivate = 1\nserve = %s\n",
+                dir, valid ? "rsa,ecdsa" : "rsa,,ecdsa");
+        fclose(f);
+        l2 = OSSL_LIB_CTX_new();
+        assert_non_null(l2);
+        /* OpenSSL drops the errors of a provider that openssl.cnf fails to
+         * activate (load_config succeeds): the line on stderr tells. */
+        char log[] = "/tmp/mbc-serve-log-XXXXXX", line[512] = "";
+        const int lfd = mkstemp(log), saved = dup(2);
+        assert_true(lfd >= 0 && saved >= 0 && dup2(lfd, 2) == 2);
+        ERR_clear_error();
+        OSSL_LIB_CTX_load_config(l2, path);
+        assert_true(dup2(saved, 2) == 2);
+        close(saved);
+        assert_int_equal(OSSL_PROVIDER_available(l2, "mbcrypto"), valid);
+        const ssize_t got = pread(lfd, line, sizeof(line) - 1, 0);
+        assert_true(got >= 0);
+        line[got] = '\0';
+        close(lfd);
+        unlink(log);
+        assert_int_equal(strstr(line, "mbcrypto: the serve setting \"rsa,,ecdsa\"") != NULL,
+                         !valid);
+        ERR_clear_error();
+        OSSL_LIB_CTX_free(l2);
+        unlink(path);
+    }
+    setenv("MBCRYPTO_SERVE", "all", 1);
 }
 
 /* The TLS groups we announce (libssl 3.0 uses only those for the key
@@ -1647,6 +1728,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_tls_groups),
+        cmocka_unit_test(test_serve_malformed),
         cmocka_unit_test(test_rsa_cross),
         cmocka_unit_test(test_rsa_digest_sign),
         cmocka_unit_test(test_rsa_bad_input),

@@ -81,8 +81,25 @@ unsigned mbo_policy_auto(void);
 int mbo_policy_parse(const char *s, unsigned *fams);
 
 /*
+ * mbo_policy_check: 1 when MBCRYPTO_SERVE (if set) and cfg (if not NULL)
+ * are both valid settings (mbo_policy_parse); else 0, with why (len bytes)
+ * saying which is not and what is allowed. The provider's and the ENGINE's
+ * init fail then (so OpenSSL's own implementations serve everything), with
+ * an error and mbo_policy_report: a setting that does not parse is an
+ * operator's mistake to be reported, never replaced by a default in
+ * silence.
+ */
+#define MBO_POLICY_NAMES "rsa, aes-gcm, x25519, ecdh, ecdsa"
+int mbo_policy_check(const char *cfg, char *why, size_t len);
+/* mbo_policy_report: why on stderr, one line: OpenSSL drops the errors of a
+ * provider or ENGINE that openssl.cnf fails to activate, so the operator
+ * would otherwise not learn that mbcrypto is not loaded. */
+void mbo_policy_report(const char *why);
+
+/*
  * mbo_policy_setup: sets the families served: MBCRYPTO_SERVE when it is set
- * and valid, else cfg when valid, else "auto". mbo_init calls it (first
+ * and valid, else cfg when valid, else "auto" (the provider and the ENGINE
+ * refuse invalid settings before, with mbo_policy_check). mbo_init calls it (first
  * reference) with its serve_cfg; the ENGINE calls it again when its SERVE
  * command changes the setting. Operations already running keep the policy
  * they started with; the next ones see the new one.

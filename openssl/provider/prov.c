@@ -528,13 +528,23 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
             break;
         }
     }
+    /* A serve setting that does not parse fails the loading, with an error
+     * saying why (openssl.cnf's activation, OSSL_PROVIDER_load). */
+    const char *serve = serve_setting(handle);
+    char why[256];
+    if (!mbo_policy_check(serve, why, sizeof(why))) {
+        const struct mbp_ctx at_init = {.handle = handle};
+        mbp_err(&at_init, MBP_R_BAD_PARAM, "%s", why);
+        mbo_policy_report(why);
+        return 0;
+    }
     struct mbp_ctx *pc = OPENSSL_zalloc(sizeof(*pc));
     if (pc == NULL) {
         return 0;
     }
     pc->handle = handle;
     pc->libctx = OSSL_LIB_CTX_new_child(handle, in);
-    if (pc->libctx == NULL || !mbo_init(serve_setting(handle))) {
+    if (pc->libctx == NULL || !mbo_init(serve)) {
         OSSL_LIB_CTX_free(pc->libctx);
         OPENSSL_free(pc);
         return 0;

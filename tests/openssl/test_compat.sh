@@ -9,7 +9,8 @@
 # fail and ours says why); PSS salt lengths "-1", "-2", "-3" and OpenSSL's
 # names are taken as the version under test takes them (item 7); RSA
 # signatures with SHAKE, SM3 or BLAKE2 are refused as it refuses them (item
-# 8). The counters prove mbcrypto signed. TAP on stdout.
+# 8). The counters prove mbcrypto signed. A serve setting that does not
+# parse keeps mbcrypto out, with a line on stderr (item 9). TAP on stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 certs
@@ -170,5 +171,35 @@ done
 for md in shake128 shake256 sm3 blake2b512 blake2s256 sha3-256 sha512-256 md5 ripemd160; do
     dgst_case "pkcs1-$md" "-$md"
     dgst_case "pss-$md" "-$md" "${PSS[@]}"
+done
+quiet() { "$@" > /dev/null 2>&1; }
+
+# serve_case NAME WANT-STDERR CNF [VAR=VALUE]: openssl list -providers with
+# configuration CNF (and the environment setting): with WANT-STDERR (a
+# malformed setting, item 9) mbcrypto is not loaded, OpenSSL's own code
+# runs (openssl dgst works) and stderr says why; with "" it is loaded.
+serve_case() {
+    local name=$1 want=$2 cnf=$3 out
+    shift 3
+    out=$(env "$@" OPENSSL_CONF="$cnf" "${OPENSSL[@]}" list -providers 2> "$scratch/$name.err")
+    local listed=0
+    grep -q mbcrypto <<< "$out" && listed=1
+    if [ -z "$want" ]; then
+        check "$name" [ "$listed" -eq 1 ]
+    elif [ "$listed" -eq 1 ] || ! grep -qF "mbcrypto: $want" "$scratch/$name.err"; then
+        not_ok "$name: loaded $listed, stderr: $(head -c 300 "$scratch/$name.err")"
+    else
+        check "$name" quiet env "$@" OPENSSL_CONF="$cnf" "${OPENSSL[@]}" dgst -sha256 "$scratch/data"
+    fi
+}
+
+bad_cnf=$scratch/bad-serve.cnf
+sed '/^module = /a serve = rsa,,ecdsa' "$ours_cnf" > "$bad_cnf"
+serve_case serve-env-trailing-space 'MBCRYPTO_SERVE "none "' "$ours_cnf" 'MBCRYPTO_SERVE=none '
+serve_case serve-env-bogus 'MBCRYPTO_SERVE "bogus"' "$ours_cnf" MBCRYPTO_SERVE=bogus
+serve_case serve-env-empty 'MBCRYPTO_SERVE ""' "$ours_cnf" MBCRYPTO_SERVE=
+serve_case serve-cnf-empty-item 'the serve setting "rsa,,ecdsa"' "$bad_cnf" -u MBCRYPTO_SERVE
+for v in auto all none rsa,ecdsa; do
+    serve_case "serve-env-$v" "" "$ours_cnf" "MBCRYPTO_SERVE=$v"
 done
 tap_end
