@@ -778,6 +778,65 @@ static void test_gcm_aead(void **state)
     }
 }
 
+/* open_when: opens c (its AAD and data in one piece each) through impl's
+ * cipher with the tag set at point when: 0 before key and IV (the cipher
+ * alone set: python3-cryptography's order), 1 between key and IV, 2 after
+ * the IV, 3 after the data; then the same message again on that context
+ * without setting the tag (OpenSSL keeps it). 1 if both opened. */
+static int open_when(ENGINE *impl, int when, const struct msg *c, uint8_t *pt, const uint8_t *tag,
+                     size_t tag_len)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int l, ok = 1;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        const int set = pass == 0;
+        ok = (pass > 0 || EVP_DecryptInit_ex(x, mbt_ossl_gcm(c->key_len), impl, NULL, NULL)) &&
+             (!set || when != 0 ||
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex(x, NULL, NULL, c->key, NULL) &&
+             (!set || when != 1 ||
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex(x, NULL, NULL, NULL, c->iv) &&
+             (!set || when != 2 ||
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptUpdate(x, NULL, &l, c->aad, (int)c->aad_len) &&
+             EVP_DecryptUpdate(x, pt, &l, c->data, (int)c->len) &&
+             (!set || when != 3 ||
+              EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptFinal_ex(x, pt + c->len, &l) == 1;
+    }
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+/* Issue 22, items 1 and 10: through the ENGINE, a tag set at any point
+ * before final (before key and IV too) and of any length 1..16 opens a good
+ * message, and is kept for the next one, as with OpenSSL's own GCM; a forged
+ * tag fails with both. */
+static void test_gcm_tag_any_time(void **state)
+{
+    (void)state;
+    struct msg m;
+    msg_init(&m, 16, 12, 16, 333);
+    uint8_t ct[5000], pt[5000], tag[16];
+    assert_true(aead(NULL, 1, &m, ct, tag, 16));
+    struct msg c = m;
+    memcpy(c.data, ct, m.len);
+    for (int when = 0; when < 4; when++) {
+        for (size_t n = 16; n >= 1; n--) {
+            memset(pt, 0, sizeof(pt));
+            assert_true(open_when(eng, when, &c, pt, tag, n));
+            assert_memory_equal(pt, m.data, m.len);
+            assert_true(open_when(NULL, when, &c, pt, tag, n));
+            tag[n - 1] ^= 0x04;
+            assert_false(open_when(eng, when, &c, pt, tag, n));
+            assert_false(open_when(NULL, when, &c, pt, tag, n));
+            tag[n - 1] ^= 0x04;
+        }
+    }
+}
+
 /* tls_record: m's key and IV (fixed_len bytes of it fixed, or -1: all) in
  * libssl's TLS 1.2 record call on rec with impl's cipher. */
 static int tls_record(ENGINE *impl, int enc, const struct msg *m, int fixed_len, uint8_t aad[13],
@@ -1438,16 +1497,27 @@ static void test_x25519_async(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_commands),       cmocka_unit_test(test_rsa_raw),
-        cmocka_unit_test(test_rsa_signatures), cmocka_unit_test(test_rsa_encryption),
-        cmocka_unit_test(test_rsa_method),     cmocka_unit_test(test_rsa_fallback),
-        cmocka_unit_test(test_rsa_async),      cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_fork),           cmocka_unit_test(test_gcm_aead),
-        cmocka_unit_test(test_gcm_tls),        cmocka_unit_test(test_gcm_iv_controls),
-        cmocka_unit_test(test_gcm_bad_input),  cmocka_unit_test(test_gcm_not_served),
-        cmocka_unit_test(test_ecdsa),          cmocka_unit_test(test_ecdh),
-        cmocka_unit_test(test_ec_key_api),     cmocka_unit_test(test_ec_async),
-        cmocka_unit_test(test_ec_not_served),  cmocka_unit_test(test_x25519),
+        cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_rsa_raw),
+        cmocka_unit_test(test_rsa_signatures),
+        cmocka_unit_test(test_rsa_encryption),
+        cmocka_unit_test(test_rsa_method),
+        cmocka_unit_test(test_rsa_fallback),
+        cmocka_unit_test(test_rsa_async),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_gcm_aead),
+        cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_gcm_tag_any_time),
+        cmocka_unit_test(test_gcm_iv_controls),
+        cmocka_unit_test(test_gcm_bad_input),
+        cmocka_unit_test(test_gcm_not_served),
+        cmocka_unit_test(test_ecdsa),
+        cmocka_unit_test(test_ecdh),
+        cmocka_unit_test(test_ec_key_api),
+        cmocka_unit_test(test_ec_async),
+        cmocka_unit_test(test_ec_not_served),
+        cmocka_unit_test(test_x25519),
         cmocka_unit_test(test_x25519_async),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

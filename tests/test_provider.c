@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/async.h>
 #include <openssl/core_names.h>
@@ -26,6 +27,7 @@
 #include <openssl/param_build.h>
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
+#include <openssl/sha.h>
 
 #include "test_util.h"
 
@@ -96,6 +98,86 @@ static void test_params(void **state)
     assert_true(OSSL_PROVIDER_get_params(mbc, p));
     assert_string_equal(serve, "rsa,aes-gcm,x25519,ecdh,ecdsa");
     counter("ops-rsa-sign");
+}
+
+/* queued_text_has: some error queued carries data containing s; clears. */
+static int queued_text_has(const char *s)
+{
+    const char *data;
+    int flags, found = 0;
+    while (ERR_get_error_all(NULL, NULL, NULL, &data, &flags) != 0) {
+        found |= (flags & ERR_TXT_STRING) != 0 && strstr(data, s) != NULL;
+    }
+    return found;
+}
+
+/* Issue 22, item 9: a serve setting that does not parse ("none ", "bogus",
+ * empty items, an empty string), in MBCRYPTO_SERVE or in the provider's
+ * openssl.cnf section, makes loading fail with an error that says which
+ * setting is wrong (and nothing of ours is served: OpenSSL's own code
+ * runs); auto, all, none and lists load. */
+static void test_serve_malformed(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"none ", "bogus", "",    "rsa,,ecdsa",
+                                      "rsa,",  " rsa",  "RSA", "rsa, ecdsa"};
+    static const char *const good[] = {"auto", "all", "none", "rsa,ecdsa", "aes-gcm"};
+    const char *dir = getenv("MBC_PROVIDER_DIR");
+    OSSL_LIB_CTX *l2 = OSSL_LIB_CTX_new();
+    assert_non_null(l2);
+    assert_true(OSSL_PROVIDER_set_default_search_path(l2, dir));
+    ERR_clear_error();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv("MBCRYPTO_SERVE", bad[i], 1);
+        assert_null(OSSL_PROVIDER_load(l2, "mbcrypto"));
+        assert_true(queued_text_has("MBCRYPTO_SERVE"));
+    }
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        setenv("MBCRYPTO_SERVE", good[i], 1);
+        OSSL_PROVIDER *p = OSSL_PROVIDER_load(l2, "mbcrypto");
+        assert_non_null(p);
+        OSSL_PROVIDER_unload(p);
+    }
+    setenv("MBCRYPTO_SERVE", "all", 1);
+    OSSL_LIB_CTX_free(l2);
+    /* The "serve" key of openssl.cnf (MBCRYPTO_SERVE unset). */
+    unsetenv("MBCRYPTO_SERVE");
+    for (int valid = 0; valid < 2; valid++) {
+        char path[] = "/tmp/mbc-serve-XXXXXX";
+        const int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        FILE *f = fdopen(fd, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+                "[provider_sect]\nmbcrypto = mbcrypto_sect\n[mbcrypto_sect]\n"
+                "module = %s/mbcrypto.so\nactivate = 1\nserve = %s\n",
+                dir, valid ? "rsa,ecdsa" : "rsa,,ecdsa");
+        fclose(f);
+        l2 = OSSL_LIB_CTX_new();
+        assert_non_null(l2);
+        /* OpenSSL drops the errors of a provider that openssl.cnf fails to
+         * activate (load_config succeeds): the line on stderr tells. */
+        char log[] = "/tmp/mbc-serve-log-XXXXXX", line[512] = "";
+        const int lfd = mkstemp(log), saved = dup(2);
+        assert_true(lfd >= 0 && saved >= 0 && dup2(lfd, 2) == 2);
+        ERR_clear_error();
+        OSSL_LIB_CTX_load_config(l2, path);
+        assert_true(dup2(saved, 2) == 2);
+        close(saved);
+        assert_int_equal(OSSL_PROVIDER_available(l2, "mbcrypto"), valid);
+        const ssize_t got = pread(lfd, line, sizeof(line) - 1, 0);
+        assert_true(got >= 0);
+        line[got] = '\0';
+        close(lfd);
+        unlink(log);
+        assert_int_equal(strstr(line, "mbcrypto: the serve setting \"rsa,,ecdsa\"") != NULL,
+                         !valid);
+        ERR_clear_error();
+        OSSL_LIB_CTX_free(l2);
+        unlink(path);
+    }
+    setenv("MBCRYPTO_SERVE", "all", 1);
 }
 
 /* The TLS groups we announce (libssl 3.0 uses only those for the key
@@ -421,6 +503,160 @@ static void test_gcm_cross(void **state)
         EVP_CIPHER_free(ours);
         EVP_CIPHER_free(theirs);
     }
+}
+
+/* open_when: opens ct (one piece of AAD, one of data) with the tag set at
+ * point when: 0 before key and IV (the cipher alone set: python3-cryptography's
+ * order), 1 between key and IV, 2 after the IV, 3 after the data. Then
+ * opens the same message again on that context without setting the tag
+ * (OpenSSL keeps it). Returns final's result (both messages), and whether
+ * an error was queued in *queued. */
+static int open_when(EVP_CIPHER *ci, int when, const uint8_t *key, const uint8_t *iv,
+                     const uint8_t *aad, const uint8_t *ct, uint8_t *pt, size_t len,
+                     const uint8_t *tag, size_t tag_len, int *queued)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int l, ok = 1;
+    ERR_clear_error();
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        const int set = pass == 0;
+        ok = EVP_DecryptInit_ex2(c, pass == 0 ? ci : NULL, NULL, NULL, NULL) &&
+             (!set || when != 0 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex2(c, NULL, key, NULL, NULL) &&
+             (!set || when != 1 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptInit_ex2(c, NULL, NULL, iv, NULL) &&
+             (!set || when != 2 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptUpdate(c, NULL, &l, aad, 16) &&
+             EVP_DecryptUpdate(c, pt, &l, ct, (int)len) &&
+             (!set || when != 3 ||
+              EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)tag_len, (void *)tag) == 1) &&
+             EVP_DecryptFinal_ex(c, pt + len, &l) == 1;
+    }
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    EVP_CIPHER_CTX_free(c);
+    return ok;
+}
+
+/* Issue 22, items 1 and 10: a tag set at any point before final (before key
+ * and IV too), of any length 1..16, opens a good message, kept for the next
+ * message as OpenSSL keeps it; a forged one fails, with no error queued,
+ * as with the default provider; lengths 0 and 17 are refused by both. */
+static void test_gcm_tag_any_time(void **state)
+{
+    (void)state;
+    EVP_CIPHER *ours = cipher(16, OURS), *theirs = cipher(16, THEIRS);
+    uint8_t key[16], iv[12], aad[16], pt[700], ct[700], back[700], tag[16];
+    mbt_rand_bytes(key, sizeof(key));
+    mbt_rand_bytes(iv, sizeof(iv));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(pt, sizeof(pt));
+    int l;
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    assert_true(EVP_EncryptInit_ex2(c, theirs, key, iv, NULL) &&
+                EVP_EncryptUpdate(c, NULL, &l, aad, 16) &&
+                EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)) && EVP_EncryptFinal_ex(c, ct, &l) &&
+                EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
+    EVP_CIPHER_CTX_free(c);
+    for (int when = 0; when < 4; when++) {
+        for (size_t n = 16; n >= 1; n--) {
+            int q_ours, q_theirs;
+            memset(back, 0, sizeof(back));
+            assert_true(open_when(ours, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_ours));
+            assert_memory_equal(back, pt, sizeof(pt));
+            assert_false(q_ours);
+            tag[n - 1] ^= 0x10;
+            assert_false(
+                open_when(ours, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_ours));
+            assert_false(
+                open_when(theirs, when, key, iv, aad, ct, back, sizeof(ct), tag, n, &q_theirs));
+            assert_int_equal(q_ours, q_theirs);
+            tag[n - 1] ^= 0x10;
+        }
+    }
+    for (size_t n = 0; n <= 17; n += 17) {
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_DecryptInit_ex2(c, ours, key, iv, NULL));
+        assert_false(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)n, tag) > 0);
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(c);
+    }
+    /* Sealing: every tag length can be read, as a prefix of the full tag;
+     * AEAD_TAGLEN is 16 then, and the given length after an opening tag. */
+    for (size_t n = 1; n <= 16; n++) {
+        uint8_t t[16];
+        size_t taglen = 0;
+        OSSL_PARAM q[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, &taglen),
+                          OSSL_PARAM_END};
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, ours, key, iv, NULL) &&
+                    EVP_EncryptUpdate(c, NULL, &l, aad, 16) &&
+                    EVP_EncryptUpdate(c, back, &l, pt, sizeof(pt)) &&
+                    EVP_EncryptFinal_ex(c, back, &l) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, (int)n, t) &&
+                    EVP_CIPHER_CTX_get_params(c, q));
+        assert_memory_equal(t, tag, n);
+        assert_int_equal(taglen, 16);
+        assert_true(EVP_DecryptInit_ex2(c, NULL, key, iv, NULL) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, (int)n, t) &&
+                    EVP_CIPHER_CTX_get_params(c, q));
+        assert_int_equal(taglen, n);
+        EVP_CIPHER_CTX_free(c);
+    }
+    EVP_CIPHER_free(ours);
+    EVP_CIPHER_free(theirs);
+}
+
+/* Issue 22, item 10: sealing with a key and no IV draws a random IV (as the
+ * default provider of OpenSSL 3.0 and 3.5 does), readable as "iv" and
+ * "updated-iv" after the message and not before; the default provider
+ * opens the result. The next message without a new IV is refused, and so
+ * is a message without an IV of fewer than 12 bytes, or when opening. */
+static void test_gcm_no_iv(void **state)
+{
+    (void)state;
+    EVP_CIPHER *ours = cipher(32, OURS), *theirs = cipher(32, THEIRS);
+    uint8_t key[32], aad[16], pt[100], ct[100], back[100], tag[16], zero[12] = {0};
+    mbt_rand_bytes(key, sizeof(key));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(pt, sizeof(pt));
+    EVP_CIPHER *both[2] = {ours, theirs};
+    for (int side = 0; side < 2; side++) {
+        uint8_t iv[12] = {0}, iv2[12] = {0};
+        int l;
+        OSSL_PARAM q[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, iv, sizeof(iv)),
+                          OSSL_PARAM_END};
+        OSSL_PARAM q2[] = {OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, iv2, sizeof(iv2)),
+                           OSSL_PARAM_END};
+        EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, both[side], key, NULL, NULL));
+        assert_false(EVP_CIPHER_CTX_get_params(c, q));
+        assert_true(EVP_EncryptUpdate(c, NULL, &l, aad, sizeof(aad)) &&
+                    EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)) &&
+                    EVP_EncryptFinal_ex(c, ct, &l) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag) &&
+                    EVP_CIPHER_CTX_get_params(c, q) && EVP_CIPHER_CTX_get_params(c, q2));
+        assert_memory_equal(iv, iv2, sizeof(iv));
+        assert_memory_not_equal(iv, zero, sizeof(iv));
+        assert_false(EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)));
+        EVP_CIPHER_CTX_free(c);
+        assert_true(aead(theirs, 0, key, iv, 12, aad, sizeof(aad), back, ct, sizeof(ct), tag, 16));
+        assert_memory_equal(back, pt, sizeof(pt));
+        c = EVP_CIPHER_CTX_new();
+        assert_true(EVP_EncryptInit_ex2(c, both[side], NULL, NULL, NULL) &&
+                    EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, 8, NULL) &&
+                    EVP_EncryptInit_ex2(c, NULL, key, NULL, NULL));
+        assert_false(EVP_EncryptUpdate(c, ct, &l, pt, sizeof(pt)));
+        assert_true(EVP_DecryptInit_ex2(c, both[side], key, NULL, NULL));
+        assert_false(EVP_DecryptUpdate(c, back, &l, ct, sizeof(ct)));
+        EVP_CIPHER_CTX_free(c);
+        ERR_clear_error();
+    }
+    EVP_CIPHER_free(ours);
+    EVP_CIPHER_free(theirs);
 }
 
 /* tls_record: libssl's TLS 1.2 use of a GCM cipher on one record, in
@@ -1198,6 +1434,208 @@ static void test_ecdsa_digest_sign(void **state)
     }
 }
 
+/* digest_sign_ctx: EVP_DigestSignInit_ex of key in provider props with
+ * mdname and params; the signature context, or NULL (m freed) if refused.
+ * *queued: whether the init left an error queued. */
+static EVP_PKEY_CTX *digest_sign_ctx(EVP_MD_CTX **m, EVP_PKEY *key, const char *props,
+                                     const char *mdname, const OSSL_PARAM *params, int *queued)
+{
+    EVP_PKEY_CTX *pc = NULL;
+    ERR_clear_error();
+    *m = EVP_MD_CTX_new();
+    assert_non_null(*m);
+    if (EVP_DigestSignInit_ex(*m, &pc, mdname, lib, props, key, params) != 1) {
+        EVP_MD_CTX_free(*m);
+        *m = NULL;
+        pc = NULL;
+    }
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return pc;
+}
+
+/* aid_of: the signature's AlgorithmIdentifier from pc into aid (its length,
+ * or 0 if none: then an error must be queued, never a silent failure). */
+static size_t aid_of(EVP_PKEY_CTX *pc, uint8_t *aid, size_t size, int *queued)
+{
+    OSSL_PARAM q[] = {OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, aid, size),
+                      OSSL_PARAM_END};
+    ERR_clear_error();
+    const int ok = EVP_PKEY_CTX_get_params(pc, q) == 1;
+    *queued = ERR_peek_error() != 0;
+    ERR_clear_error();
+    return ok ? q[0].return_size : 0;
+}
+
+static const char *const sig_mds[] = {
+    "SHA1",        "SHA224",      "SHA256",   "SHA384",   "SHA512",    "SHA512-224", "SHA512-256",
+    "SHA3-224",    "SHA3-256",    "SHA3-384", "SHA3-512", "SHAKE128",  "SHAKE256",   "SM3",
+    "BLAKE2S-256", "BLAKE2B-512", "MD5",      "MD5-SHA1", "RIPEMD160",
+};
+#define NUM_SIG_MDS (sizeof(sig_mds) / sizeof(sig_mds[0]))
+
+/* Issue 22, item 8: RSA (PKCS#1 v1.5 and PSS, and PSS's MGF1 digest) takes
+ * exactly the digests the default provider takes: not SHAKE, BLAKE2, nor
+ * SM3 before OpenSSL 3.5. */
+static void test_rsa_digests(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NUM_SIG_MDS; i++) {
+        for (int pss = 0; pss < 2; pss++) {
+            OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
+                                                                    pss ? "pss" : "pkcs1", 0),
+                                   OSSL_PARAM_END};
+            EVP_MD_CTX *mo, *mt;
+            int q;
+            EVP_PKEY_CTX *po = digest_sign_ctx(&mo, key2048, OURS, sig_mds[i], params, &q);
+            EVP_PKEY_CTX *pt = digest_sign_ctx(&mt, key2048, THEIRS, sig_mds[i], params, &q);
+            assert_int_equal(po != NULL, pt != NULL);
+            EVP_MD_CTX_free(mo);
+            EVP_MD_CTX_free(mt);
+        }
+        int r[2];
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, key2048, ours ? OURS : THEIRS);
+            EVP_MD *md = EVP_MD_fetch(lib, sig_mds[i], NULL);
+            assert_int_equal(EVP_PKEY_sign_init(c), 1);
+            assert_int_equal(EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PSS_PADDING), 1);
+            r[ours] = md != NULL && EVP_PKEY_CTX_set_rsa_mgf1_md(c, md) == 1;
+            EVP_MD_free(md);
+            EVP_PKEY_CTX_free(c);
+            ERR_clear_error();
+        }
+        assert_int_equal(r[1], r[0]);
+    }
+}
+
+/* Issue 22, item 4: the AlgorithmIdentifiers of our signatures (what
+ * certificate and CSR signing write) are the default provider's byte for
+ * byte: PKCS#1 v1.5 ones, RSASSA-PSS with its hash, MGF1 and salt length,
+ * ECDSA ones, with SHA-3 too. Where the default provider has none, neither
+ * have we, and an error is queued (never a silent failure). */
+static void test_sig_algorithm_ids(void **state)
+{
+    (void)state;
+    EVP_PKEY *ec = pkey_gen("EC", "P-256", THEIRS, 0);
+    for (size_t i = 0; i < NUM_SIG_MDS; i++) {
+        for (int kind = 0; kind < 3; kind++) {
+            EVP_PKEY *key = kind == 2 ? ec : key2048;
+            OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE,
+                                                                    kind == 1 ? "pss" : "pkcs1", 0),
+                                   OSSL_PARAM_END};
+            EVP_MD_CTX *mo, *mt;
+            int q;
+            EVP_PKEY_CTX *po =
+                digest_sign_ctx(&mo, key, OURS, sig_mds[i], kind < 2 ? params : NULL, &q);
+            EVP_PKEY_CTX *pt =
+                digest_sign_ctx(&mt, key, THEIRS, sig_mds[i], kind < 2 ? params : NULL, &q);
+            if (po != NULL && pt != NULL) {
+                uint8_t ao[256], at[256];
+                const size_t lo = aid_of(po, ao, sizeof(ao), &q);
+                assert_true(lo > 0 || q);
+                assert_int_equal(lo, aid_of(pt, at, sizeof(at), &q));
+                assert_memory_equal(ao, at, lo);
+            }
+            EVP_MD_CTX_free(mo);
+            EVP_MD_CTX_free(mt);
+        }
+    }
+    static const char *const pss_sets[][3] = {
+        {"SHA256", "SHA1", "20"},       {"SHA384", "SHA256", "auto"}, {"SHA1", "SHA512", "max"},
+        {"SHA512", "SHA512", "digest"}, {"SHA224", "SHA224", "0"},    {"SHA256", "SHA3-256", "20"},
+    };
+    for (size_t i = 0; i < sizeof(pss_sets) / sizeof(pss_sets[0]); i++) {
+        OSSL_PARAM pad[] = {
+            OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, "pss", 0),
+            OSSL_PARAM_END};
+        OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST,
+                                                                (char *)pss_sets[i][1], 0),
+                               OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                                (char *)pss_sets[i][2], 0),
+                               OSSL_PARAM_END};
+        uint8_t ao[256], at[256];
+        size_t lo = 0, lt = 0;
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_MD_CTX *m;
+            int q;
+            EVP_PKEY_CTX *pc =
+                digest_sign_ctx(&m, key4096, ours ? OURS : THEIRS, pss_sets[i][0], pad, &q);
+            assert_non_null(pc);
+            assert_int_equal(EVP_PKEY_CTX_set_params(pc, params), 1);
+            if (ours) {
+                lo = aid_of(pc, ao, sizeof(ao), &q);
+                assert_true(lo > 0 || q);
+            } else {
+                lt = aid_of(pc, at, sizeof(at), &q);
+            }
+            EVP_MD_CTX_free(m);
+        }
+        assert_int_equal(lo, lt);
+        assert_memory_equal(ao, at, lo);
+    }
+    EVP_PKEY_free(ec);
+}
+
+/* Issue 22, item 7: PSS salt lengths given as strings, names or numbers
+ * (what `-sigopt rsa_pss_saltlen:-1` and EVP_PKEY_CTX_set_rsa_pss_saltlen
+ * send), or as ints, are taken exactly when the default provider takes
+ * them (names and bounds of the running OpenSSL version: "auto-digestmax"
+ * and -4 from 3.1 on), read back the same, and sign what it signs: the
+ * same AlgorithmIdentifier, a signature it verifies. */
+static void test_pss_salt_settings(void **state)
+{
+    (void)state;
+    static const char *const strs[] = {
+        "-1", "-2", "-3",  "-4",  "-5",  "digest", "max", "auto", "auto-digestmax",
+        "0",  "20", "222", "300", " 20", "20x",    "abc", "+5",   ""};
+    static const int ints[] = {-1, -2, -3, -4, -5, 0, 32};
+    const size_t n = sizeof(strs) / sizeof(strs[0]), ni = sizeof(ints) / sizeof(ints[0]);
+    for (size_t i = 0; i < n + ni; i++) {
+        char got[2][32] = {"", ""};
+        uint8_t aid[2][256];
+        size_t aid_len[2] = {0, 0};
+        int set[2], signed_ok[2];
+        uint8_t sig[2][512];
+        size_t sig_len[2] = {512, 512};
+        for (int ours = 0; ours < 2; ours++) {
+            EVP_MD_CTX *m;
+            int q, iv = i >= n ? ints[i - n] : 0;
+            OSSL_PARAM pad[] = {
+                OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PAD_MODE, "pss", 0),
+                OSSL_PARAM_END};
+            OSSL_PARAM salt[] = {
+                i < n ? OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                         (char *)strs[i], 0)
+                      : OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, &iv),
+                OSSL_PARAM_END};
+            EVP_PKEY_CTX *pc =
+                digest_sign_ctx(&m, key2048, ours ? OURS : THEIRS, "SHA256", pad, &q);
+            assert_non_null(pc);
+            set[ours] = EVP_PKEY_CTX_set_params(pc, salt) == 1;
+            OSSL_PARAM g[] = {OSSL_PARAM_construct_utf8_string(OSSL_SIGNATURE_PARAM_PSS_SALTLEN,
+                                                               got[ours], sizeof(got[ours])),
+                              OSSL_PARAM_END};
+            assert_int_equal(EVP_PKEY_CTX_get_params(pc, g), 1);
+            aid_len[ours] = aid_of(pc, aid[ours], sizeof(aid[ours]), &q);
+            signed_ok[ours] =
+                EVP_DigestSign(m, sig[ours], &sig_len[ours], (const uint8_t *)"abc", 3) == 1;
+            EVP_MD_CTX_free(m);
+            ERR_clear_error();
+        }
+        assert_int_equal(set[1], set[0]);
+        assert_string_equal(got[1], got[0]);
+        assert_int_equal(aid_len[1], aid_len[0]);
+        assert_memory_equal(aid[1], aid[0], aid_len[0]);
+        assert_int_equal(signed_ok[1], signed_ok[0]);
+        if (signed_ok[1]) {
+            struct sig_set v = {RSA_PKCS1_PSS_PADDING, "SHA256", RSA_PSS_SALTLEN_AUTO};
+            uint8_t d[32];
+            SHA256((const uint8_t *)"abc", 3, d);
+            assert_int_equal(verify(key2048, THEIRS, &v, sig[1], sig_len[1], d, 32), 1);
+        }
+    }
+}
+
 /*
  * A digest-sign context copied in the middle of its message
  * (EVP_MD_CTX_copy_ex: the signature context's dupctx): the copy and the
@@ -1672,12 +2110,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_tls_groups),
+        cmocka_unit_test(test_serve_malformed),
         cmocka_unit_test(test_rsa_cross),
         cmocka_unit_test(test_rsa_digest_sign),
         cmocka_unit_test(test_rsa_bad_input),
         cmocka_unit_test(test_rsa_fallback),
         cmocka_unit_test(test_gcm_cross),
         cmocka_unit_test(test_gcm_tls12),
+        cmocka_unit_test(test_gcm_tag_any_time),
+        cmocka_unit_test(test_gcm_no_iv),
         cmocka_unit_test(test_x25519_cross),
         cmocka_unit_test(test_x25519_bad_peer),
         cmocka_unit_test(test_x25519_async),
@@ -1692,6 +2133,9 @@ int main(void)
         cmocka_unit_test(test_rsa_keygen),
         cmocka_unit_test(test_ecdh_kdf),
         cmocka_unit_test(test_ec_compressed),
+        cmocka_unit_test(test_rsa_digests),
+        cmocka_unit_test(test_sig_algorithm_ids),
+        cmocka_unit_test(test_pss_salt_settings),
     };
     if (getenv("MBT_FILTER") != NULL) {
         cmocka_set_test_filter(getenv("MBT_FILTER"));

@@ -45,9 +45,21 @@ static void end_message(struct mbo_gcm *g)
         OPENSSL_cleanse(&g->ctx, sizeof(g->ctx));
         g->started = 0;
     }
+    if (g->shadow_on) {
+        OPENSSL_cleanse(&g->shadow, sizeof(g->shadow));
+        g->shadow_on = 0;
+    }
 }
 
-/* try_start: starts a message when both a key and an unused IV are there. */
+/* checkable: a tag length mbc_gcm_verify takes (with MBC_GCM_SHORT_TAGS). */
+static int checkable(size_t len)
+{
+    return len == 4 || len == 8 || (len >= 12 && len <= MBC_GCM_TAG_LEN);
+}
+
+/* try_start: starts a message when both a key and an unused IV are there.
+ * Opening, unless this message's tag is already known and checkable, the
+ * shadow starts too (mbo.h); the first data piece may still drop it. */
 static int try_start(struct mbo_gcm *g)
 {
     if (g->key == NULL || !g->iv_pending) {
@@ -57,10 +69,30 @@ static int try_start(struct mbo_gcm *g)
     if (mbc_gcm_init(&g->ctx, g->key->key, g->iv, g->iv_len, MBC_GCM_SHORT_TAGS) != MBC_OK) {
         return 0;
     }
-    g->iv_pending = 0;
     g->started = 1;
-    g->tag_ready = 0;
+    if (!g->enc && !(g->tag_fresh && checkable(g->tag_len))) {
+        if (mbc_gcm_init(&g->shadow, g->key->key, g->iv, g->iv_len, 0) != MBC_OK) {
+            end_message(g);
+            return 0;
+        }
+        g->shadow_on = 1;
+    }
+    g->iv_pending = 0;
+    g->data_seen = 0;
     return 1;
+}
+
+/* start_rand_iv: sealing with no IV ever given, as OpenSSL 3.0's GCM: a
+ * random IV of iv_len (>= 12) bytes, readable through the IV parameters. */
+static int start_rand_iv(struct mbo_gcm *g)
+{
+    if (g->started || !g->enc || !g->rand_iv || g->iv_set || g->key == NULL || g->iv_len < 12 ||
+        RAND_bytes(g->iv, (int)g->iv_len) <= 0) {
+        return g->started;
+    }
+    g->iv_set = 1;
+    g->iv_pending = 1;
+    return try_start(g);
 }
 
 void mbo_gcm_init(struct mbo_gcm *g, int enc)
@@ -76,7 +108,6 @@ void mbo_gcm_set_enc(struct mbo_gcm *g, int enc)
     if (g->enc != enc) {
         end_message(g);
         g->enc = enc;
-        g->tag_ready = 0;
     }
 }
 
@@ -114,6 +145,7 @@ int mbo_gcm_set_iv_len(struct mbo_gcm *g, size_t iv_len)
     if (iv_len != g->iv_len) {
         end_message(g);
         g->iv_len = iv_len;
+        g->iv_set = 0;
         g->iv_pending = 0;
         g->iv_gen = 0;
     }
@@ -126,6 +158,7 @@ int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len)
         return 0;
     }
     memcpy(g->iv, iv, len);
+    g->iv_set = 1;
     g->iv_pending = 1;
     return try_start(g);
 }
@@ -137,49 +170,100 @@ int mbo_gcm_set_tag(struct mbo_gcm *g, const uint8_t *tag, size_t len)
     }
     memcpy(g->tag, tag, len);
     g->tag_len = len;
-    g->tag_ready = 1;
+    g->tag_fresh = 1;
     return 1;
 }
 
 int mbo_gcm_get_tag(const struct mbo_gcm *g, uint8_t *tag, size_t len)
 {
-    if (!g->enc || !g->tag_ready || len == 0 || len > MBC_GCM_TAG_LEN) {
+    if (!g->enc || g->tag_len == 0 || len == 0 || len > MBC_GCM_TAG_LEN) {
         return 0;
     }
     memcpy(tag, g->tag, len);
     return 1;
 }
 
+/* shadow_seal: the shadow seals len bytes of plaintext (giving back the
+ * ciphertext, which is dropped), in pieces through a stack buffer. */
+static mbc_err shadow_seal(struct mbo_gcm *g, const uint8_t *pt, size_t len)
+{
+    uint8_t buf[1024];
+    mbc_err err = MBC_OK;
+    for (size_t at = 0; at < len && err == MBC_OK;) {
+        const size_t n = len - at < sizeof(buf) ? len - at : sizeof(buf);
+        err = mbc_gcm_encrypt(&g->shadow, buf, pt + at, n);
+        at += n;
+    }
+    OPENSSL_cleanse(buf, sizeof(buf));
+    return err;
+}
+
 int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
 {
-    if (!g->started) {
+    if (!start_rand_iv(g)) {
         return 0;
     }
     mbc_err err;
     if (out == NULL) {
         err = mbc_gcm_aad(&g->ctx, in, len);
-    } else if (g->enc) {
-        err = mbc_gcm_encrypt(&g->ctx, out, in, len);
-    } else {
-        err = mbc_gcm_decrypt(&g->ctx, out, in, len);
+        if (err == MBC_OK && g->shadow_on) {
+            err = mbc_gcm_aad(&g->shadow, in, len);
+        }
+        return err == MBC_OK;
+    }
+    if (g->enc) {
+        return mbc_gcm_encrypt(&g->ctx, out, in, len) == MBC_OK;
+    }
+    if (len > 0 && !g->data_seen) {
+        g->data_seen = 1;
+        if (g->shadow_on && g->tag_fresh && checkable(g->tag_len)) {
+            OPENSSL_cleanse(&g->shadow, sizeof(g->shadow));
+            g->shadow_on = 0;
+        }
+    }
+    err = mbc_gcm_decrypt(&g->ctx, out, in, len);
+    if (err == MBC_OK && g->shadow_on) {
+        err = shadow_seal(g, out, len);
     }
     return err == MBC_OK;
 }
 
+/* open_final: checks the tag: through mbcrypto's check, or against the
+ * shadow's full tag (the context is wiped either way). */
+static int open_final(struct mbo_gcm *g)
+{
+    mbo_count(MBO_CTR_GCM_DECRYPT, 1);
+    if (!g->shadow_on) {
+        if (!checkable(g->tag_len)) {
+            OPENSSL_cleanse(&g->ctx, sizeof(g->ctx));
+            return -1;
+        }
+        return mbc_gcm_verify(&g->ctx, g->tag, g->tag_len) == MBC_OK;
+    }
+    uint8_t full[MBC_GCM_TAG_LEN];
+    OPENSSL_cleanse(&g->ctx, sizeof(g->ctx));
+    g->shadow_on = 0; /* finish wipes it */
+    const int ok = mbc_gcm_finish(&g->shadow, full, sizeof(full)) == MBC_OK &&
+                   CRYPTO_memcmp(full, g->tag, g->tag_len) == 0;
+    OPENSSL_cleanse(full, sizeof(full));
+    return ok;
+}
+
 int mbo_gcm_final(struct mbo_gcm *g)
 {
-    if (!g->started || (!g->enc && !g->tag_ready)) {
+    if (!start_rand_iv(g) || (!g->enc && g->tag_len == 0)) {
+        end_message(g);
         return 0;
     }
     g->started = 0; /* finish and verify wipe the context */
+    g->tag_fresh = 0;
     if (g->enc) {
         mbo_count(MBO_CTR_GCM_ENCRYPT, 1);
-        g->tag_ready = mbc_gcm_finish(&g->ctx, g->tag, MBC_GCM_TAG_LEN) == MBC_OK;
-        return g->tag_ready;
+        const int ok = mbc_gcm_finish(&g->ctx, g->tag, MBC_GCM_TAG_LEN) == MBC_OK;
+        g->tag_len = ok ? MBC_GCM_TAG_LEN : 0;
+        return ok;
     }
-    mbo_count(MBO_CTR_GCM_DECRYPT, 1);
-    g->tag_ready = 0;
-    return mbc_gcm_verify(&g->ctx, g->tag, g->tag_len) == MBC_OK;
+    return open_final(g);
 }
 
 int mbo_gcm_set_iv_fixed(struct mbo_gcm *g, const uint8_t *iv, size_t len)
@@ -196,6 +280,7 @@ int mbo_gcm_set_iv_fixed(struct mbo_gcm *g, const uint8_t *iv, size_t len)
             return 0;
         }
     }
+    g->iv_set = 1;
     g->iv_gen = 1;
     g->iv_pending = 1;
     return try_start(g);

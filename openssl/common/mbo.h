@@ -81,8 +81,25 @@ unsigned mbo_policy_auto(void);
 int mbo_policy_parse(const char *s, unsigned *fams);
 
 /*
+ * mbo_policy_check: 1 when MBCRYPTO_SERVE (if set) and cfg (if not NULL)
+ * are both valid settings (mbo_policy_parse); else 0, with why (len bytes)
+ * saying which is not and what is allowed. The provider's and the ENGINE's
+ * init fail then (so OpenSSL's own implementations serve everything), with
+ * an error and mbo_policy_report: a setting that does not parse is an
+ * operator's mistake to be reported, never replaced by a default in
+ * silence.
+ */
+#define MBO_POLICY_NAMES "rsa, aes-gcm, x25519, ecdh, ecdsa"
+int mbo_policy_check(const char *cfg, char *why, size_t len);
+/* mbo_policy_report: why on stderr, one line: OpenSSL drops the errors of a
+ * provider or ENGINE that openssl.cnf fails to activate, so the operator
+ * would otherwise not learn that mbcrypto is not loaded. */
+void mbo_policy_report(const char *why);
+
+/*
  * mbo_policy_setup: sets the families served: MBCRYPTO_SERVE when it is set
- * and valid, else cfg when valid, else "auto". mbo_init calls it (first
+ * and valid, else cfg when valid, else "auto" (the provider and the ENGINE
+ * refuse invalid settings before, with mbo_policy_check). mbo_init calls it (first
  * reference) with its serve_cfg; the ENGINE calls it again when its SERVE
  * command changes the setting. Operations already running keep the policy
  * they started with; the next ones see the new one.
@@ -241,6 +258,15 @@ mbc_err mbo_rsa_public(const mbc_rsa_pub_key *key, uint8_t *out, const uint8_t *
  * mbo_gcm_update with out == NULL for AAD, then data, then mbo_gcm_final
  * (sealing: the tag is then readable with mbo_gcm_get_tag; opening: the tag
  * set with mbo_gcm_set_tag is checked). After final the IV must be set again.
+ * As in OpenSSL's GCM, there is one tag buffer: a tag may be set at any
+ * time before final (before the key and IV too), and it stays for the next
+ * messages until another is set or a sealing final writes its own; any
+ * length 1..16 is checked. mbcrypto itself checks 4, 8 and 12..16 bytes:
+ * for the others, and while a message's tag is not known when its data
+ * starts, opening runs a second context beside the first, sealing the
+ * plaintext back into the ciphertext, whose tag is then compared. With
+ * rand_iv set (the provider: OpenSSL 3.0's GCM does this), sealing without
+ * an IV ever given draws a random one of iv_len >= 12 bytes.
  *
  * TLS 1.2 records (what the default provider does for libssl): the fixed
  * part of the IV (mbo_gcm_set_iv_fixed, 4 bytes; encrypting draws the other
@@ -253,18 +279,23 @@ struct mbo_gcm_key;
 struct mbo_gcm {
     struct mbo_gcm_key *key; /* shared by dups, refcounted; NULL: no key yet */
     int enc;
+    int rand_iv;   /* sealing without an IV draws one (see above) */
     size_t iv_len; /* default 12 */
     uint8_t iv[MBO_GCM_IV_MAX];
+    int iv_set;     /* an IV was given (or drawn) since init or the length changed */
     int iv_pending; /* iv is set and not used by a message yet */
     int iv_gen;     /* TLS: the fixed IV was set; iv counts records */
     int started;    /* ctx holds a message in progress */
-    size_t tag_len; /* opening: the given tag's length */
+    int data_seen;  /* the message had a non-empty data piece */
+    int shadow_on;  /* opening: shadow seals the plaintext (see above) */
+    size_t tag_len; /* the tag buffer's length; 0: no tag */
+    int tag_fresh;  /* a tag was set since the last message ended */
     uint8_t tag[MBC_GCM_TAG_LEN];
-    int tag_ready;   /* sealing: final wrote tag; opening: a tag was set */
     int tls_aad_len; /* 13 after mbo_gcm_tls_aad, -1 otherwise */
     uint8_t tls_aad[13];
     uint64_t tls_records; /* TLS records sealed with this key */
     mbc_gcm_ctx ctx;
+    mbc_gcm_ctx shadow;
 };
 
 /* mbo_gcm_init: an empty context (no key, no IV, 12-byte IVs); enc: 1 seal,
@@ -277,15 +308,19 @@ int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len);
 int mbo_gcm_set_iv_len(struct mbo_gcm *g, size_t iv_len);
 /* mbo_gcm_set_iv: iv_len bytes; starts a new message. */
 int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len);
-/* mbo_gcm_set_tag: opening only: the expected tag, 1..16 bytes (final then
- * accepts 4, 8 and 12..16, as GCM does). */
+/* mbo_gcm_set_tag: opening only: the expected tag, 1..16 bytes, at any time
+ * before final (OpenSSL's GCM accepts and checks every such length). */
 int mbo_gcm_set_tag(struct mbo_gcm *g, const uint8_t *tag, size_t len);
-/* mbo_gcm_get_tag: sealing, after final: the first len (1..16) bytes. */
+/* mbo_gcm_get_tag: sealing, once the tag buffer holds a tag (after final):
+ * its first len (1..16) bytes. */
 int mbo_gcm_get_tag(const struct mbo_gcm *g, uint8_t *tag, size_t len);
 /* mbo_gcm_update: AAD (out NULL) or data (in and out len bytes, out may
  * equal in). 1 on success. */
 int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len);
-/* mbo_gcm_final: ends the message; opening: 1 only if the tag verified. */
+/* mbo_gcm_final: ends the message: 1 on success (opening: the tag
+ * verified); 0 when it failed or the tag did not verify; -1 (opening) when
+ * the tag cannot be checked: a length mbcrypto does not check, set after
+ * the data started in place of one it does. */
 int mbo_gcm_final(struct mbo_gcm *g);
 /* mbo_gcm_set_iv_fixed: TLS: len fixed bytes (4 for TLS 1.2), or the whole
  * IV for len == (size_t)-1. */

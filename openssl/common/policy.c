@@ -4,6 +4,7 @@
  * never makes a handshake slower; "all" serves everything mbcrypto has, on
  * any CPU (tests, benchmarks).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,29 @@ int mbo_policy_parse(const char *s, unsigned *fams)
     }
     *fams = f;
     return 1;
+}
+
+int mbo_policy_check(const char *cfg, char *why, size_t len)
+{
+    unsigned f;
+    const char *env = getenv(MBO_SERVE_ENV);
+    const char *bad = env != NULL && !mbo_policy_parse(env, &f)   ? env
+                      : cfg != NULL && !mbo_policy_parse(cfg, &f) ? cfg
+                                                                  : NULL;
+    if (bad == NULL) {
+        return 1;
+    }
+    snprintf(why, len,
+             "%s \"%s\" is not auto, all, none or a comma-separated list of %s (nothing else, "
+             "no spaces, no empty items): mbcrypto is not loaded",
+             bad == env ? MBO_SERVE_ENV : "the serve setting", bad, MBO_POLICY_NAMES);
+    return 0;
+}
+
+void mbo_policy_report(const char *why)
+{
+    fprintf(stderr, "mbcrypto: %s\n", why);
+    fflush(stderr);
 }
 
 void mbo_policy_setup(const char *cfg)

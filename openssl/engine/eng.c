@@ -57,8 +57,16 @@ static unsigned inits;
 static int eng_init(ENGINE *e)
 {
     (void)e;
+    char why[256];
     pthread_mutex_lock(&lock);
-    const int ok = mbo_init(serve_cfg[0] != '\0' ? serve_cfg : NULL);
+    const char *cfg = serve_cfg[0] != '\0' ? serve_cfg : NULL;
+    if (!mbo_policy_check(cfg, why, sizeof(why))) {
+        pthread_mutex_unlock(&lock);
+        ERR_raise_data(ERR_LIB_ENGINE, ENGINE_R_INIT_FAILED, "mbcrypto: %s", why);
+        mbo_policy_report(why);
+        return 0;
+    }
+    const int ok = mbo_init(cfg);
     inits += ok != 0;
     pthread_mutex_unlock(&lock);
     return ok;
@@ -81,9 +89,14 @@ static int set_serve(const char *s)
 {
     unsigned fams;
     if (s == NULL || strlen(s) >= sizeof(serve_cfg) || !mbo_policy_parse(s, &fams)) {
-        ERR_raise_data(ERR_LIB_ENGINE, ENGINE_R_INVALID_ARGUMENT,
-                       "SERVE=%s: not auto, all, none or a list of rsa,ecdsa,ecdh,x25519,aes-gcm",
-                       s != NULL ? s : "(null)");
+        char why[256];
+        snprintf(
+            why, sizeof(why),
+            "SERVE \"%s\" is not auto, all, none or a comma-separated list of " MBO_POLICY_NAMES
+            " (nothing else, no spaces, no empty items)",
+            s != NULL ? s : "(null)");
+        ERR_raise_data(ERR_LIB_ENGINE, ENGINE_R_INVALID_ARGUMENT, "mbcrypto: %s", why);
+        mbo_policy_report(why); /* openssl.cnf's engine section drops the error */
         return 0;
     }
     pthread_mutex_lock(&lock);

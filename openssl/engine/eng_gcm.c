@@ -60,7 +60,7 @@ static int gcm_do_cipher(EVP_CIPHER_CTX *ctx, unsigned char *out, const unsigned
         return mbo_gcm_tls_record(g, out, len, &n) ? (int)n : -1;
     }
     if (in == NULL) {
-        return mbo_gcm_final(g) ? 0 : -1;
+        return mbo_gcm_final(g) == 1 ? 0 : -1;
     }
     return mbo_gcm_update(g, out, in, len) ? (int)len : -1;
 }

@@ -279,10 +279,14 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
         !OSSL_PARAM_set_utf8_string(p, s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : "")) {
         return 0;
     }
-    /* ecdsa-with-SHA256 and the like, without parameters. */
-    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
-        !mbp_algorithm_id(p, s->b.md, NID_X9_62_id_ecPublicKey, V_ASN1_UNDEF)) {
-        return 0;
+    /* ecdsa-with-SHA256 and the like (SHA-3 too, which OpenSSL 3.0's own
+     * tables lack), without parameters. */
+    if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL) {
+        const struct mbp_md_row *row = mbp_md_row_of(s->b.md);
+        if (!mbp_algorithm_id(s->b.pc, p, row != NULL ? row->ecdsa_sig : NID_undef, V_ASN1_UNDEF,
+                              NULL)) {
+            return 0;
+        }
     }
     return 1;
 }

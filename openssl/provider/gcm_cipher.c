@@ -30,6 +30,7 @@ static void *gcm_newctx(void *provctx, size_t key_len)
         c->pc = provctx;
         c->key_len = key_len;
         mbo_gcm_init(&c->g, 1);
+        c->g.rand_iv = 1; /* as OpenSSL 3.0's GCM (mbo.h) */
     }
     return c;
 }
@@ -131,11 +132,13 @@ static int gcm_final(void *ctx, unsigned char *out, size_t *outl, size_t outsize
     if (c->g.tls_aad_len >= 0) {
         return 1; /* the TLS record was done by the cipher call */
     }
-    if (!mbo_gcm_final(&c->g)) {
-        mbp_err(c->pc, MBP_R_CIPHER, c->g.enc ? "final" : "tag mismatch");
-        return 0;
+    /* A tag that does not verify (or none set), or a message never started,
+     * fails without an error, as in the default provider. */
+    const int r = mbo_gcm_final(&c->g);
+    if (r < 0) {
+        mbp_err(c->pc, MBP_R_CIPHER, "a tag of %zu bytes set after the data started", c->g.tag_len);
     }
-    return 1;
+    return r == 1;
 }
 
 /* gcm_cipher: EVP_Cipher; in == NULL means final. A TLS record reports
@@ -220,12 +223,13 @@ static int gcm_get_ctx_params(void *ctx, OSSL_PARAM params[])
         return 0;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, c->g.enc || c->g.tag_len == 0 ? MBC_GCM_TAG_LEN : c->g.tag_len)) {
+        !OSSL_PARAM_set_size_t(p, c->g.tag_len != 0 ? c->g.tag_len : MBC_GCM_TAG_LEN)) {
         return 0;
     }
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL ||
         (p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL) {
-        if (p->data_size < c->g.iv_len || !OSSL_PARAM_set_octet_string(p, c->g.iv, c->g.iv_len)) {
+        if (!c->g.iv_set || p->data_size < c->g.iv_len ||
+            !OSSL_PARAM_set_octet_string(p, c->g.iv, c->g.iv_len)) {
             return 0;
         }
     }

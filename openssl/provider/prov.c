@@ -57,11 +57,18 @@ void mbp_params_clear_free(OSSL_PARAM *params)
 int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const char *props,
                  const char *op_props)
 {
+    /* A fetch that fails before one that works leaves no error behind. */
+    ERR_set_mark();
     EVP_MD *m = EVP_MD_fetch(pc->libctx, name, props != NULL ? props : op_props);
     if (m == NULL && props == NULL && op_props != NULL) {
+        ERR_pop_to_mark();
         ERR_set_mark();
         m = EVP_MD_fetch(pc->libctx, name, NULL);
+    }
+    if (m != NULL) {
         ERR_pop_to_mark();
+    } else {
+        ERR_clear_last_mark();
     }
     if (m == NULL) {
         mbp_err(pc, MBP_R_BAD_DIGEST, "%s", name);
@@ -114,21 +121,55 @@ int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_ve
            verify(ctx, sig, siglen, d, dlen);
 }
 
-int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type)
+int mbp_algorithm_id(const struct mbp_ctx *pc, OSSL_PARAM *p, int sig_nid, int param_type,
+                     ASN1_STRING *param)
 {
-    int sig_nid;
     X509_ALGOR *alg = NULL;
     unsigned char *der = NULL;
     int len = -1;
-    if (md != NULL && OBJ_find_sigid_by_algs(&sig_nid, EVP_MD_get_type(md), key_nid) &&
-        (alg = X509_ALGOR_new()) != NULL &&
-        X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), param_type, NULL)) {
+    if (sig_nid != NID_undef && (alg = X509_ALGOR_new()) != NULL &&
+        X509_ALGOR_set0(alg, OBJ_nid2obj(sig_nid), param_type, param)) {
+        param = NULL; /* alg's now */
         len = i2d_X509_ALGOR(alg, &der);
     }
     const int ok = len > 0 && OSSL_PARAM_set_octet_string(p, der, (size_t)len);
+    if (!ok) {
+        mbp_err(pc, MBP_R_BAD_DIGEST, "no signature algorithm identifier for this digest");
+    }
+    ASN1_STRING_free(param);
     OPENSSL_free(der);
     X509_ALGOR_free(alg);
     return ok;
+}
+
+static const struct mbp_md_row md_rows[] = {
+    {NID_sha1, NID_sha1WithRSAEncryption, NID_ecdsa_with_SHA1, 1, 0},
+    {NID_sha224, NID_sha224WithRSAEncryption, NID_ecdsa_with_SHA224, 1, 0},
+    {NID_sha256, NID_sha256WithRSAEncryption, NID_ecdsa_with_SHA256, 1, 0},
+    {NID_sha384, NID_sha384WithRSAEncryption, NID_ecdsa_with_SHA384, 1, 0},
+    {NID_sha512, NID_sha512WithRSAEncryption, NID_ecdsa_with_SHA512, 1, 0},
+    {NID_sha512_224, NID_sha512_224WithRSAEncryption, NID_undef, 1, 0},
+    {NID_sha512_256, NID_sha512_256WithRSAEncryption, NID_undef, 1, 0},
+    {NID_sha3_224, NID_RSA_SHA3_224, NID_ecdsa_with_SHA3_224, 0, 0},
+    {NID_sha3_256, NID_RSA_SHA3_256, NID_ecdsa_with_SHA3_256, 0, 0},
+    {NID_sha3_384, NID_RSA_SHA3_384, NID_ecdsa_with_SHA3_384, 0, 0},
+    {NID_sha3_512, NID_RSA_SHA3_512, NID_ecdsa_with_SHA3_512, 0, 0},
+    {NID_md5, NID_md5WithRSAEncryption, NID_undef, 0, 0},
+    {NID_md4, NID_md4WithRSAEncryption, NID_undef, 0, 0},
+    {NID_ripemd160, NID_ripemd160WithRSA, NID_undef, 0, 0},
+    {NID_md5_sha1, NID_undef, NID_undef, 0, 0},
+    {NID_sm3, NID_undef, NID_undef, 0, 0x30500000UL}, /* refused by 3.0; 3.1-3.4 not seen */
+};
+
+const struct mbp_md_row *mbp_md_row_of(const EVP_MD *md)
+{
+    const int nid = md != NULL ? EVP_MD_get_type(md) : NID_undef;
+    for (size_t i = 0; i < sizeof(md_rows) / sizeof(md_rows[0]); i++) {
+        if (md_rows[i].md == nid && nid != NID_undef) {
+            return OpenSSL_version_num() >= md_rows[i].since ? &md_rows[i] : NULL;
+        }
+    }
+    return NULL;
 }
 
 void *mbp_sigctx_new(void *provctx, const char *propq, size_t size)
@@ -559,13 +600,23 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
             break;
         }
     }
+    /* A serve setting that does not parse fails the loading, with an error
+     * saying why (openssl.cnf's activation, OSSL_PROVIDER_load). */
+    const char *serve = serve_setting(handle);
+    char why[256];
+    if (!mbo_policy_check(serve, why, sizeof(why))) {
+        const struct mbp_ctx at_init = {.handle = handle};
+        mbp_err(&at_init, MBP_R_BAD_PARAM, "%s", why);
+        mbo_policy_report(why);
+        return 0;
+    }
     struct mbp_ctx *pc = OPENSSL_zalloc(sizeof(*pc));
     if (pc == NULL) {
         return 0;
     }
     pc->handle = handle;
     pc->libctx = OSSL_LIB_CTX_new_child(handle, in);
-    if (pc->libctx == NULL || !mbo_init(serve_setting(handle))) {
+    if (pc->libctx == NULL || !mbo_init(serve)) {
         OSSL_LIB_CTX_free(pc->libctx);
         OPENSSL_free(pc);
         return 0;

@@ -64,15 +64,33 @@ int mbp_fetch_md(const struct mbp_ctx *pc, EVP_MD **md, const char *name, const 
  * digest-and-sign: the digest of mdctx (NULL: not a digest operation, 0),
  * signed or checked by the implementation's sign or verify on ctx (a size
  * query, sig NULL, goes to sign as is).
- * mbp_algorithm_id: p gets the DER AlgorithmIdentifier of md with key type
- * key_nid (sha256WithRSAEncryption, ecdsa-with-SHA256...), parameter
- * param_type (V_ASN1_NULL, V_ASN1_UNDEF for none); 0 when there is none.
+ * mbp_algorithm_id: p gets the DER AlgorithmIdentifier { OID of sig_nid,
+ * parameter } (param_type V_ASN1_NULL, V_ASN1_UNDEF for none, or
+ * V_ASN1_SEQUENCE with param the DER, an ASN1_STRING that is freed); 0
+ * with an error raised when sig_nid is NID_undef or it could not be made.
  */
 int mbp_digest_sign_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_sign_fn *sign,
                           unsigned char *sig, size_t *siglen, size_t sigsize);
 int mbp_digest_verify_final(void *ctx, EVP_MD_CTX *mdctx, OSSL_FUNC_signature_verify_fn *verify,
                             const unsigned char *sig, size_t siglen);
-int mbp_algorithm_id(OSSL_PARAM *p, const EVP_MD *md, int key_nid, int param_type);
+int mbp_algorithm_id(const struct mbp_ctx *pc, OSSL_PARAM *p, int sig_nid, int param_type,
+                     ASN1_STRING *param);
+
+/*
+ * mbp_md_row: what OpenSSL's default provider does with a digest in
+ * signatures (its behaviour, observed on 3.0 and 3.5): md signs with RSA
+ * (PKCS#1 v1.5 and PSS, and as PSS's MGF1 digest) from OpenSSL version
+ * since; rsa_sig and ecdsa_sig are the signature AlgorithmIdentifiers it
+ * gives with PKCS#1 v1.5 and with ECDSA (NID_undef: none); pss: it names md
+ * in RSASSA-PSS parameters. mbp_md_row_of: md's row for the running
+ * OpenSSL, NULL when the default provider refuses md for RSA signatures
+ * (SHAKE, BLAKE2, SM3 before 3.5...).
+ */
+struct mbp_md_row {
+    int md, rsa_sig, ecdsa_sig, pss;
+    unsigned long since;
+};
+const struct mbp_md_row *mbp_md_row_of(const EVP_MD *md);
 
 /*
  * mbp_sigctx: the part of a signature context both implementations have,

@@ -81,7 +81,10 @@ static int digest_info(struct sig *s)
     int ok = 0;
     if (xs != NULL && nid != NID_undef && h > 0) {
         X509_SIG_getm(xs, &alg, &dig);
-        ok = X509_ALGOR_set0(alg, OBJ_nid2obj(nid), V_ASN1_NULL, NULL) &&
+        /* OpenSSL 3.5's default provider writes SM3's DigestInfo with the
+         * OID of sm3WithRSAEncryption (and verifies only that): so do we. */
+        ok = X509_ALGOR_set0(alg, OBJ_nid2obj(nid == NID_sm3 ? NID_sm3WithRSAEncryption : nid),
+                             V_ASN1_NULL, NULL) &&
              ASN1_OCTET_STRING_set(dig, zero, h);
     }
     unsigned char *der = NULL;
@@ -96,9 +99,29 @@ static int digest_info(struct sig *s)
     return ok;
 }
 
+/* fetch_md: *md = name, if the default provider signs with it (mbp_md_row_of:
+ * it refuses SHAKE, BLAKE2... for RSA, and so do we). */
 static int fetch_md(struct sig *s, EVP_MD **md, const char *name, const char *props)
 {
-    return mbp_fetch_md(s->b.pc, md, name, props, s->b.propq);
+    EVP_MD *m = NULL;
+    if (!mbp_fetch_md(s->b.pc, &m, name, props, s->b.propq)) {
+        return 0;
+    }
+    if (mbp_md_row_of(m) == NULL) {
+        mbp_err(s->b.pc, MBP_R_BAD_DIGEST, "digest=%s not allowed", name);
+        EVP_MD_free(m);
+        return 0;
+    }
+    EVP_MD_free(*md);
+    *md = m;
+    return 1;
+}
+
+/* OpenSSL 3.1 added RSA_PSS_SALTLEN_AUTO_DIGEST_MAX ("auto-digestmax") and
+ * made it the default when signing; 3.0 signs with the longest salt. */
+static int have_auto_digest_max(void)
+{
+    return OpenSSL_version_num() >= 0x30100000UL;
 }
 
 static int set_md(struct sig *s, const char *name, const char *props)
@@ -127,7 +150,8 @@ static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int
     s->key = k;
     s->signing = signing;
     s->pad = RSA_PKCS1_PADDING;
-    s->saltlen = signing ? MBP_PSS_SALTLEN_AUTO_DIGEST_MAX : RSA_PSS_SALTLEN_AUTO;
+    s->saltlen =
+        signing && have_auto_digest_max() ? MBP_PSS_SALTLEN_AUTO_DIGEST_MAX : RSA_PSS_SALTLEN_AUTO;
     EVP_MD_free(s->b.md);
     EVP_MD_free(s->mgf1);
     s->b.md = s->mgf1 = NULL;
@@ -389,26 +413,101 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
         }
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PSS_SALTLEN)) != NULL) {
+        /* As the default provider: a name ("auto-digestmax" from 3.1 on),
+         * else the string's leading number the way atoi reads it ("-1",
+         * " 20", "20x", and 0 for no number), or an int; then from
+         * RSA_PSS_SALTLEN_MAX (or _AUTO_DIGEST_MAX) up, any value (a length
+         * too long for the key fails when signing). */
+        const size_t num_salts = have_auto_digest_max() ? NUM_SALTS : NUM_SALTS - 1;
         int salt;
-        if (p->data_type == OSSL_PARAM_UTF8_STRING && !item_get(p, salt_names, NUM_SALTS, &salt)) {
-            /* A length written out as a string. */
-            char *end;
-            const long v = strtol(p->data, &end, 10);
-            if (*end != '\0' || v < 0 || v > MAX_K) {
-                mbp_err(s->b.pc, MBP_R_BAD_SALT, "%s", (const char *)p->data);
-                return 0;
-            }
-            salt = (int)v;
+        if (p->data_type == OSSL_PARAM_UTF8_STRING && !item_get(p, salt_names, num_salts, &salt)) {
+            salt = (int)strtol(p->data, NULL, 10);
         } else if (p->data_type != OSSL_PARAM_UTF8_STRING && !OSSL_PARAM_get_int(p, &salt)) {
             return 0;
         }
-        if (salt < MBP_PSS_SALTLEN_AUTO_DIGEST_MAX) {
+        if (salt <
+            (have_auto_digest_max() ? MBP_PSS_SALTLEN_AUTO_DIGEST_MAX : RSA_PSS_SALTLEN_MAX)) {
             mbp_err(s->b.pc, MBP_R_BAD_SALT, "%d", salt);
             return 0;
         }
         s->saltlen = salt;
     }
     return 1;
+}
+
+/* hash_algor: a new AlgorithmIdentifier of md with NULL parameters, as the
+ * default provider writes them into RSASSA-PSS parameters. */
+static X509_ALGOR *hash_algor(const EVP_MD *md)
+{
+    X509_ALGOR *a = X509_ALGOR_new();
+    if (a != NULL && !X509_ALGOR_set0(a, OBJ_nid2obj(EVP_MD_get_type(md)), V_ASN1_NULL, NULL)) {
+        X509_ALGOR_free(a);
+        a = NULL;
+    }
+    return a;
+}
+
+/* pss_params: the DER of RSASSA-PSS-params (RFC 8017 A.2.3) for s, as
+ * the default provider encodes them: hash and MGF1 unless SHA-1, the salt
+ * length unless 20 (the one signing uses; a length given is written as
+ * given), the trailer never (always 1); NULL (an error raised) for digests
+ * it does not name there (SHA-3, MD5...). */
+static ASN1_STRING *pss_params(struct sig *s)
+{
+    const EVP_MD *md = pss_md(s);
+    const EVP_MD *mgf1 = s->mgf1 != NULL ? s->mgf1 : md;
+    const struct mbp_md_row *mr = mbp_md_row_of(md), *gr = mbp_md_row_of(mgf1);
+    int salt = s->saltlen;
+    if (s->key == NULL || md == NULL || mr == NULL || !mr->pss || gr == NULL || !gr->pss ||
+        (salt < 0 && !mbp_pss_salt_len(salt, s->key->bits / 8, md, 1, &salt))) {
+        mbp_err(s->b.pc, MBP_R_BAD_DIGEST, "no RSASSA-PSS parameters for these digests");
+        return NULL;
+    }
+    RSA_PSS_PARAMS *pss = RSA_PSS_PARAMS_new();
+    X509_ALGOR *mh = NULL;
+    ASN1_STRING *der = NULL, *mh_der = NULL;
+    int ok = pss != NULL;
+    if (ok && mr->md != NID_sha1) {
+        ok = (pss->hashAlgorithm = hash_algor(md)) != NULL;
+    }
+    if (ok && gr->md != NID_sha1) {
+        ok = (mh = hash_algor(mgf1)) != NULL &&
+             (mh_der = ASN1_item_pack(mh, ASN1_ITEM_rptr(X509_ALGOR), NULL)) != NULL &&
+             (pss->maskGenAlgorithm = X509_ALGOR_new()) != NULL &&
+             X509_ALGOR_set0(pss->maskGenAlgorithm, OBJ_nid2obj(NID_mgf1), V_ASN1_SEQUENCE, mh_der);
+        if (ok) {
+            mh_der = NULL;
+        }
+    }
+    if (ok && salt != 20) {
+        ok = (pss->saltLength = ASN1_INTEGER_new()) != NULL &&
+             ASN1_INTEGER_set(pss->saltLength, salt);
+    }
+    if (ok) {
+        der = ASN1_item_pack(pss, ASN1_ITEM_rptr(RSA_PSS_PARAMS), NULL);
+    }
+    ASN1_STRING_free(mh_der);
+    X509_ALGOR_free(mh);
+    RSA_PSS_PARAMS_free(pss);
+    if (der == NULL) {
+        mbp_err(s->b.pc, MBP_R_BAD_PARAM, "RSASSA-PSS parameters");
+    }
+    return der;
+}
+
+/* algorithm_id: the signature's AlgorithmIdentifier: sha256WithRSAEncryption
+ * and the like for PKCS#1 v1.5, RSASSA-PSS with its parameters; none for
+ * raw RSA or PKCS#1 v1.5 without a digest (an error raised: OpenSSL's
+ * certificate signing then says why it fails). */
+static int algorithm_id(struct sig *s, OSSL_PARAM *p)
+{
+    if (s->pad == RSA_PKCS1_PSS_PADDING) {
+        ASN1_STRING *params = pss_params(s);
+        return params != NULL &&
+               mbp_algorithm_id(s->b.pc, p, NID_rsassaPss, V_ASN1_SEQUENCE, params);
+    }
+    const struct mbp_md_row *row = s->pad == RSA_PKCS1_PADDING ? mbp_md_row_of(s->b.md) : NULL;
+    return mbp_algorithm_id(s->b.pc, p, row != NULL ? row->rsa_sig : NID_undef, V_ASN1_NULL, NULL);
 }
 
 static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
@@ -436,14 +535,13 @@ static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
             if (!OSSL_PARAM_set_utf8_string(p, buf)) {
                 return 0;
             }
-        } else if (!item_set(p, salt_names, NUM_SALTS, s->saltlen)) {
+        } else if (!item_set(p, salt_names, have_auto_digest_max() ? NUM_SALTS : NUM_SALTS - 1,
+                             s->saltlen)) {
             return 0;
         }
     }
-    /* PKCS#1 v1.5 with a digest: sha256WithRSAEncryption and the like. */
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID)) != NULL &&
-        (s->pad != RSA_PKCS1_PADDING ||
-         !mbp_algorithm_id(p, s->b.md, NID_rsaEncryption, V_ASN1_NULL))) {
+        !algorithm_id(s, p)) {
         return 0;
     }
     return 1;

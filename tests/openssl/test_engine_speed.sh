@@ -9,7 +9,9 @@
 # PRINT_COUNTERS command reporting that file's counts; an openssl.cnf
 # [engine_section] that loads the ENGINE (dynamic_path), serves all with
 # its SERVE command and makes it the default, used by speed without
-# -engine; and SERVE none leaving AES-GCM to OpenSSL. TAP on stdout.
+# -engine; and SERVE none leaving AES-GCM to OpenSSL; malformed serve
+# settings reported, in MBCRYPTO_SERVE keeping the ENGINE from init. TAP on
+# stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 use_engine
@@ -26,6 +28,44 @@ check "openssl engine -t mbcrypto: available" grep -q '\[ available \]' "$scratc
 check "openssl engine -vvv lists SERVE, MAX_WAIT_US, PRINT_COUNTERS" \
     bash -c 'for c in SERVE MAX_WAIT_US PRINT_COUNTERS; do grep -q "^ *$c:" "$1" || exit 1; done' \
     _ "$scratch/v.out"
+
+# engine_cnf FILE SERVE: an openssl.cnf that loads the ENGINE from its path
+# with that SERVE command and makes it the default for everything it has.
+engine_cnf() {
+    cat > "$1" <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+engines = engine_section
+[engine_section]
+mbcrypto = mbcrypto_section
+[mbcrypto_section]
+engine_id = mbcrypto
+dynamic_path = $MBC_ENGINE_DIR/mbcrypto.so
+SERVE = $2
+default_algorithms = ALL
+init = 1
+CNF
+}
+
+# A serve setting that does not parse (issue 22, item 9): with it in
+# MBCRYPTO_SERVE the ENGINE does not init (OpenSSL's methods run) and
+# stderr says why; as SERVE in an openssl.cnf engine section (where OpenSSL
+# drops the command's error) stderr says it too; valid ones init.
+for v in 'none ' bogus '' 'rsa,,ecdsa'; do
+    MBCRYPTO_SERVE=$v "${OPENSSL[@]}" engine -t mbcrypto > "$scratch/bad.out" 2> "$scratch/bad.err"
+    check "MBCRYPTO_SERVE=\"$v\": unavailable, with the reason on stderr" \
+        bash -c 'grep -q "\[ unavailable \]" "$1" && grep -qF "mbcrypto: MBCRYPTO_SERVE \"$3\"" "$2"' \
+        _ "$scratch/bad.out" "$scratch/bad.err" "$v"
+done
+for v in auto none rsa,ecdsa; do
+    check "MBCRYPTO_SERVE=$v: available" \
+        bash -c 'MBCRYPTO_SERVE=$1 "${@:2}" engine -t mbcrypto 2>&1 | grep -q "\[ available \]"' \
+        _ "$v" "${OPENSSL[@]}"
+done
+engine_cnf "$scratch/bad-serve.cnf" rsa,bogus
+OPENSSL_CONF=$scratch/bad-serve.cnf "${OPENSSL[@]}" version > /dev/null 2> "$scratch/bad-cnf.err"
+check "openssl.cnf SERVE = rsa,bogus: the reason on stderr" \
+    grep -qF 'mbcrypto: SERVE "rsa,bogus"' "$scratch/bad-cnf.err"
 
 export MBCRYPTO_SERVE=all
 for b in 2048 3072 4096; do
@@ -72,19 +112,7 @@ check "PRINT_COUNTERS reports the counters file" \
 # openssl.cnf: the ENGINE from its path, SERVE set there (no MBCRYPTO_SERVE),
 # default for everything it has; speed without -engine uses it.
 unset MBCRYPTO_SERVE
-cat > "$scratch/openssl.cnf" <<CNF
-openssl_conf = openssl_init
-[openssl_init]
-engines = engine_section
-[engine_section]
-mbcrypto = mbcrypto_section
-[mbcrypto_section]
-engine_id = mbcrypto
-dynamic_path = $MBC_ENGINE_DIR/mbcrypto.so
-SERVE = all
-default_algorithms = ALL
-init = 1
-CNF
+engine_cnf "$scratch/openssl.cnf" all
 OURS=()
 OPENSSL_CONF=$scratch/openssl.cnf speed_case cnf-rsa2048 "rsa2048" ops-rsa-sign'>='1 \
     ops-rsa-verify'>='1 keys-rsa'>='1
