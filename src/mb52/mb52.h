@@ -78,22 +78,25 @@ void mbc_mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k);
  * lane_mask (others get zero); col[lane] is a plain k-digit array. */
 void mbc_mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask);
 
-/* The Montgomery kernels of src/mb52/mont.c for any k (instances for the
- * sizes of mont.h, rolled kernels for the others), by backend, for the
- * _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
- * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
- * r = t / R mod m (< 2m) for t (2k rows) < R m. */
-void mbc_mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                    const mb52_row *m0inv, unsigned k);
-void mbc_mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                       const mb52_row *m0inv, unsigned k);
-void mbc_mb52_ams_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                    unsigned k);
-void mbc_mb52_ams_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                       unsigned k);
-void mbc_mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
-                     unsigned k);
-void mbc_mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
-                        unsigned k);
+#if MBC_TEST_HOOKS
+/* The Montgomery kernels for any k (src/mb52/mont_test.c: the instances of
+ * mont.c for its sizes, rolled kernels for the others), by backend, for the
+ * _c/_ifma equality tests (the tests' build only): r = a * b / R mod m
+ * (< 2m) for a, b < 2m; r = a^2 / R mod m, the same digits as
+ * mbc_mb52_amm_test(r, a, a); and r = t / R mod m (< 2m) for t (2k rows)
+ * < R m. */
+void mbc_mb52_amm_test_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                         const mb52_row *m0inv, unsigned k);
+void mbc_mb52_amm_test_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                            const mb52_row *m0inv, unsigned k);
+void mbc_mb52_ams_test_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                         unsigned k);
+void mbc_mb52_ams_test_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m,
+                            const mb52_row *m0inv, unsigned k);
+void mbc_mb52_redc_test_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
+                          unsigned k);
+void mbc_mb52_redc_test_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m,
+                             const mb52_row *m0inv, unsigned k);
+#endif
 
 #endif /* MBC_SRC_MB52_MB52_H */
