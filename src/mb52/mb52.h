@@ -4,7 +4,10 @@
  * A number of k digits for 8 lanes is uint64_t d[k][8]: digit-major,
  * lane-minor, so one row (one digit of all 8 lanes) is one zmm register.
  * Digit j of lane l holds bits 52j..52j+51 of that lane's number. "Normalised"
- * means every digit < 2^52. Rows are 64-byte aligned.
+ * means every digit < 2^52. Rows are 64-byte aligned: the type says so, so
+ * every row the compiler places (locals, statics, struct members) is, and
+ * a row allocated elsewhere must be (mbc_aligned_alloc); the IFMA backend
+ * loads and stores rows with aligned instructions.
  *
  * Digit counts used: RSA CRT halves 20/30/40, RSA moduli 40/60/80, P-256 and
  * X25519 5, P-384 8. Kernel sources written against vec.h are compiled twice
@@ -25,8 +28,9 @@
  * h52.h (8 digit slots each). */
 #define H52_V(k) (((k) + 7u) / 8u)
 
-/* mb52_row: one digit of all 8 lanes. */
-typedef uint64_t mb52_row[8];
+/* mb52_row: one digit of all 8 lanes, one zmm register: 64 bytes, 64-byte
+ * aligned. */
+typedef uint64_t mb52_row[8] __attribute__((aligned(64)));
 
 /* mb52_digits: the number of 52-bit digits that hold nbits bits. */
 static inline unsigned mb52_digits(unsigned nbits)
