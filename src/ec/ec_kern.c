@@ -1,8 +1,9 @@
 /*
  * ec_kern.c - the P-256 and P-384 kernels on mb52 rows, written once
- * against vec.h and compiled per backend: _ifma (AVX-512 IFMA), _c (8
- * portable lanes) and _c1 (lane 0 only, the portable single-request path).
- * Every backend computes the same digits. Each is built again for the tests
+ * against vec.h and compiled per backend: _ifma (AVX-512 IFMA), _ifma4
+ * (IFMA on 4 lanes of ymm, lone and few requests), _c (8 portable lanes)
+ * and _c1 (lane 0 only, the portable single-request path). Every backend
+ * computes the same digits. Each is built again for the tests
  * (MBC_TEST_HOOKS=1, src/test_hooks.h) with the hit counters, the fault
  * injection, the entry points of the field and point tests and, on the
  * 8-lane portable backend, the spread kernels (the oracle of the IFMA ones).
@@ -124,8 +125,9 @@ FE_LEAVES(8)
 #undef FE_LEAVES
 
 /* The P-256 p instances: the quotient digit a mask instead of a multiply,
- * 4 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
- * a multiply is 70 multiply-adds instead of 100, a square 50 instead of 80. */
+ * 6 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
+ * a multiply is 80 multiply-adds instead of 105, a square 60 instead of 85
+ * (the generic counts with the 5 quotient multiplies). */
 static void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
 {
     mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
@@ -319,7 +321,7 @@ static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a
  * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
  * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
  * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
- * are overwritten): 7 M + 2 M_b + 14 add/sub. r may alias P or Q.
+ * are overwritten): 6 M + 2 M_b + 17 add/sub. r may alias P or Q.
  */
 static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
                      mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)

@@ -1,6 +1,6 @@
 /*
  * arith.h - big-number arithmetic on mb52 rows, written once against the
- * vec.h API and instantiated in each kernel object (_ifma and _c). All loops
+ * vec.h API and instantiated in each kernel object (every backend). All loops
  * run a public number of times; lane values only flow through arithmetic,
  * masks and blends, never into a branch or an address.
  *
@@ -332,15 +332,16 @@ MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b, 
  * the 2k column accumulators of mb52_ams_k no longer fit the 32 vector
  * registers and every multiply-add became a load and a store of a spilled
  * column.
- * Here no more than about k/2 + 2 columns are live at a time:
- *  1. the square, MB52_SQ_BLOCK output columns at a time (each block's
+ * Here no more than 17 columns are live at a time:
+ *  1. the square, MB52_SQ_BLOCK (16) output columns at a time (each block's
  *     columns in registers, the whole of a streaming past), stored as plain
  *     column sums t[0..2k);
- *  2. the Montgomery reduction with m cut into parts of g <= 20 digits:
- *     step i takes the quotient y_i from column i and adds part 0 of m y_i
- *     at once, while part s of m y_(i - s g) lags s g steps behind. Column i
- *     gets its last term of every part at step i itself, so y_i is still
- *     exact, and only columns i..i+g are live.
+ *  2. the Montgomery reduction of mb52_wide_k (t its addend, no product),
+ *     with m cut into parts of g <= 16 digits: step i takes the quotient y_i
+ *     from column i and adds part 0 of m y_i at once, while part s of
+ *     m y_(i - s g) lags s g steps behind. Column i gets its last term of
+ *     every part at step i itself, so y_i is still exact, and only columns
+ *     i..i+g are live.
  * The quotients are those of mb52_ams_k (each is fixed by the exact column
  * value mod 2^52), and so is the result.
  */

@@ -10,8 +10,9 @@
  * loads and stores rows with aligned instructions.
  *
  * Digit counts used: RSA CRT halves 20/30/40, RSA moduli 40/60/80, P-256 and
- * X25519 5, P-384 8. Kernel sources written against vec.h are compiled twice
- * (MBC_VEC_IFMA set or not) and export mbc_name_ifma / mbc_name_c (MBC_KFN).
+ * X25519 5, P-384 8. Kernel sources written against vec.h are compiled once
+ * per backend they need (meson.build: _c, _c1, _c2, _ifma, _ifma4) and
+ * define mbc_name_<backend> (MBC_KFN).
  */
 #ifndef MBC_SRC_MB52_MB52_H
 #define MBC_SRC_MB52_MB52_H

@@ -47,7 +47,7 @@ const struct mb52_mont_ops *MBC_KFN(mb52_mont_for)(unsigned k)
 void MBC_KFN(mb52_from_mont)(mb52_row *r, const mb52_row *a, const struct mb52_mod *md,
                              mb52_row *one)
 {
-    /* the unrolled multiply by 1 beats the (rolled) mb52_redc_k here */
+    /* a times 1 by a multiply: ops->redc would need a copied into 2k rows */
     const struct mb52_mont_ops *ops = MBC_KFN(mb52_mont_for)(md->k);
     mb52_set_small(one, 1, md->k);
     ops->mul(r, a, one, md->m, v_load(*md->m0inv));
