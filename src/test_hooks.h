@@ -1,13 +1,17 @@
 /*
- * test_hooks.h - fault injection for the tests, compiled only into the
- * library the tests link (MBC_TEST_HOOKS=1, src/test_hooks.c); the installed
- * shared and static libraries are built without it, so they carry no hook
- * and mbc_test_hook() reads as 0 there.
+ * test_hooks.h - fault injection and kernel hit counters for the tests,
+ * compiled only into the library the tests link (MBC_TEST_HOOKS=1: the glue
+ * with src/test_hooks.c and the kernels' test builds, see meson.build); the
+ * installed shared and static libraries are built with MBC_TEST_HOOKS=0, so
+ * they carry no hook, mbc_test_hook() reads as 0 there and mbc_test_count()
+ * is no code.
  */
 #ifndef MBC_SRC_TEST_HOOKS_H
 #define MBC_SRC_TEST_HOOKS_H
 
 #if defined(MBC_TEST_HOOKS) && MBC_TEST_HOOKS
+#include <stdatomic.h>
+
 /* mbc_test_hooks: lanes (of a call, by lane number) whose result the kernel
  * corrupts on purpose, so that the self-check before release must catch it;
  * and a switch that turns the stack scrubs off, so that a test can measure
@@ -22,8 +26,13 @@ struct mbc_test_hooks {
 };
 extern struct mbc_test_hooks mbc_test_hooks;
 #define mbc_test_hook(field) (mbc_test_hooks.field)
+/* mbc_test_count: adds 1 to an _Atomic unsigned long counter, relaxed (a
+ * kernel's hit counter: the tests read it to prove which kernel ran). */
+#define mbc_test_count(counter)                                                                    \
+    ((void)atomic_fetch_add_explicit(&(counter), 1, memory_order_relaxed))
 #else
 #define mbc_test_hook(field) 0u
+#define mbc_test_count(counter) ((void)0)
 #endif
 
 #endif /* MBC_SRC_TEST_HOOKS_H */

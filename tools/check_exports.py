@@ -9,7 +9,12 @@ Usage: check_exports.py include/mbcrypto.h build/libmbcrypto.so build/libmbcrypt
    none is a test hook (mbc_test_*: those live only in the tests' build),
    and every archive member has a name of its own (an `ar x` and repack
    keeps every object).
-Prints TAP (two cases) and exits non-zero on a failure.
+3. Neither defines test instrumentation, exported or not (the symbol tables,
+   local symbols included): no test entry point (_test_), no kernel hit
+   counter (_hits) and no rolled any-size Montgomery kernel (mb52_*_var*).
+   Those are built only into the library the tests link (mbc_internal,
+   MBC_TEST_HOOKS=1).
+Prints TAP (three cases) and exits non-zero on a failure.
 """
 import collections
 import re
@@ -53,9 +58,35 @@ def check_static(archive):
         "all names distinct" % (len(symbols), len(members))
 
 
+# What only the tests' build may define (point 3 above).
+TEST_ONLY = re.compile(r"_test_|_hits|mb52_\w*_var")
+
+
+def defined_symbols(lib):
+    """Every symbol lib defines, local ones included, by name."""
+    out = nm(["--defined-only", lib])
+    return {parts[2] for parts in (line.split() for line in out.splitlines()) if len(parts) == 3}
+
+
+def check_no_test_code(shared, static):
+    found = {}
+    for lib in (shared, static):
+        symbols = defined_symbols(lib)
+        if not symbols:
+            return False, "no test code: %s has no symbol table to check (stripped?)" % lib
+        found[lib] = sorted(s for s in symbols if TEST_ONLY.search(s))
+    if any(found.values()):
+        return False, "no test code: test-only symbols (%s) in the shipped libraries: %s" % (
+            TEST_ONLY.pattern, "; ".join("%s: %d %s" % (lib, len(syms), syms)
+                                         for lib, syms in found.items() if syms))
+    return True, "no test code: no symbol of %s or %s matches %s" % (shared, static,
+                                                                     TEST_ONLY.pattern)
+
+
 def main():
     header, shared, static = sys.argv[1:4]
-    results = [check_shared(header, shared), check_static(static)]
+    results = [check_shared(header, shared), check_static(static),
+               check_no_test_code(shared, static)]
     print("1..%d" % len(results))
     for i, (ok, msg) in enumerate(results, 1):
         print("%s %d - %s" % ("ok" if ok else "not ok", i, msg))

@@ -37,7 +37,8 @@ void mbc_ec_fe_test_cnt(const struct ec_curve *c, const struct ec_mod *md, enum 
                         mb52_row *r, const mb52_row *a, const mb52_row *b);
 void mbc_x25519_ladder_cnt(struct x25519_args *a);
 void mbc_x25519_base_cnt(struct x25519_args *a);
-void mbc_x25519_fe_op_cnt(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
+void mbc_x25519_fe_test_cnt(enum x25519_fe_op op, mb52_row *r, const mb52_row *a,
+                            const mb52_row *b);
 
 struct count {
     unsigned long madd, alu;
@@ -180,7 +181,7 @@ static void run_xbase(void *unused)
 }
 static void run_xfe(void *op)
 {
-    mbc_x25519_fe_op_cnt(*(enum x25519_fe_op *)op, xr, xk, xu);
+    mbc_x25519_fe_test_cnt(*(enum x25519_fe_op *)op, xr, xk, xu);
 }
 
 static void count_x25519(void)

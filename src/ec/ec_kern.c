@@ -1,8 +1,12 @@
 /*
  * ec_kern.c - the P-256 and P-384 kernels on mb52 rows, written once
- * against vec.h and compiled per backend: _ifma (AVX-512 IFMA), _c (8
- * portable lanes) and _c1 (lane 0 only, the portable single-request path).
- * Every backend computes the same digits.
+ * against vec.h and compiled per backend: _ifma (AVX-512 IFMA), _ifma4
+ * (IFMA on 4 lanes of ymm, lone and few requests), _c (8 portable lanes)
+ * and _c1 (lane 0 only, the portable single-request path). Every backend
+ * computes the same digits. Each is built again for the tests
+ * (MBC_TEST_HOOKS=1, src/test_hooks.h) with the hit counters, the fault
+ * injection, the entry points of the field and point tests and, on the
+ * 8-lane portable backend, the spread kernels (the oracle of the IFMA ones).
  *
  * Field elements (fe): k normalised rows (digits < 2^52), value < 2m, in
  * Montgomery form for R = 2^(52 k) (k = 5 for P-256, 8 for P-384; 16 m < R
@@ -43,10 +47,18 @@
  */
 #include "../internal.h"
 #include "../mb52/arith.h"
+#include "../test_hooks.h"
 #include "ec_kern.h"
 
+#if MBC_TEST_HOOKS
 /* Batches this backend ran: lets a test prove the dispatched kernel ran. */
 _Atomic unsigned long MBC_KFN(ec_kern_hits);
+#endif
+
+/* EC_SPREAD: this build has the spread kernels (lane 0's fixed-base windows
+ * over the 8 lanes): the IFMA one, the lone-request path, and the portable
+ * 8-lane one in the tests' builds, its oracle. */
+#define EC_SPREAD (MBC_VEC_LANES == 8 && (MBC_VEC_IFMA || MBC_TEST_HOOKS))
 
 typedef mb52_row fe[EC_MAX_K];
 
@@ -113,8 +125,9 @@ FE_LEAVES(8)
 #undef FE_LEAVES
 
 /* The P-256 p instances: the quotient digit a mask instead of a multiply,
- * 4 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
- * a multiply is 70 multiply-adds instead of 100, a square 50 instead of 80. */
+ * 6 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
+ * a multiply is 80 multiply-adds instead of 105, a square 60 instead of 85
+ * (the generic counts with the 5 quotient multiplies). */
 static void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
 {
     mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
@@ -308,7 +321,7 @@ static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a
  * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
  * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
  * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
- * are overwritten): 7 M + 2 M_b + 14 add/sub. r may alias P or Q.
+ * are overwritten): 6 M + 2 M_b + 17 add/sub. r may alias P or Q.
  */
 static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
                      mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)
@@ -461,11 +474,17 @@ static void to_affine(const struct ec_curve *c, mb52_row *x, mb52_row *y, const 
 }
 
 /* fault: the test hook: one bit of X flipped in the lanes of mask (X stays
- * normalised and < 2p: bit 0 moves it by one, towards an even value). */
+ * normalised and < 2p: bit 0 moves it by one, towards an even value). The
+ * shipped build has none (its glue passes no fault lanes). */
 static void fault(struct ec_pt *p, unsigned mask)
 {
+#if MBC_TEST_HOOKS
     const vec flip = v_blend(vm_from_bits(mask), v_zero(), v_set1(1));
     v_store(p->x[0], v_xor(v_load(p->x[0]), flip));
+#else
+    (void)p;
+    (void)mask;
+#endif
 }
 
 #undef FP_MUL
@@ -612,7 +631,7 @@ static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e
     mbc_memzero(&t, sizeof(t));
 }
 
-#if MBC_VEC_LANES == 8
+#if EC_SPREAD
 /* lane0_bits: bits pos..pos+width-1 of lane 0 of the scalar e (k rows). */
 static uint64_t lane0_bits(const mb52_row *e, unsigned k, unsigned pos, unsigned width)
 {
@@ -674,7 +693,7 @@ static void mul_base_spread(const struct ec_curve *c, struct ec_pt *r, const mb5
 static void point_mul_g(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                         const mb52_row *gtab, int spread)
 {
-#if MBC_VEC_LANES == 8
+#if EC_SPREAD
     if (spread) {
         mul_base_spread(c, r, e, gtab);
         return;
@@ -690,7 +709,7 @@ static void base_kern(struct ec_base_args *a, int spread)
     const struct ec_curve *c = a->c;
     EC_ALIGN struct ec_pt q;
     EC_ALIGN fe x, y;
-    MBC_KFN(ec_kern_hits)++;
+    mbc_test_count(MBC_KFN(ec_kern_hits));
     point_mul_g(c, &q, a->d, a->gtab, spread);
     fault(&q, a->fault_lanes);
     to_affine(c, x, y, &q);
@@ -713,7 +732,7 @@ static void sign_kern(struct ec_sign_args *a, int spread)
     const unsigned k = ec_k(c);
     EC_ALIGN struct ec_pt pr;
     EC_ALIGN fe x, y, r, t, u, kinv;
-    MBC_KFN(ec_kern_hits)++;
+    mbc_test_count(MBC_KFN(ec_kern_hits));
     point_mul_g(c, &pr, a->k, a->gtab, spread);
     fault(&pr, a->fault_lanes);
     to_affine(c, x, y, &pr);
@@ -751,7 +770,7 @@ void MBC_KFN(ec_sign_kern)(struct ec_sign_args *a)
     sign_kern(a, 0);
 }
 
-#if MBC_VEC_LANES == 8
+#if EC_SPREAD
 void MBC_KFN(ec_base_spread_kern)(struct ec_base_args *a)
 {
     base_kern(a, 1);
@@ -776,7 +795,7 @@ void MBC_KFN(ec_verify_kern)(struct ec_verify_args *a)
     const unsigned k = ec_k(c);
     EC_ALIGN struct ec_pt r1, r2;
     EC_ALIGN fe w, u1, u2, qx, qy, xc, t;
-    MBC_KFN(ec_kern_hits)++;
+    mbc_test_count(MBC_KFN(ec_kern_hits));
     fe_to_mont(c, n, t, a->s);
     fe_inv(c, n, w, t); /* s^-1 R */
     fe_canon(c, n, t, a->z);
@@ -819,7 +838,7 @@ void MBC_KFN(ec_ecdh_kern)(struct ec_ecdh_args *a)
     const unsigned k = ec_k(c);
     EC_ALIGN struct ec_pt q;
     EC_ALIGN fe px, py, x, y;
-    MBC_KFN(ec_kern_hits)++;
+    mbc_test_count(MBC_KFN(ec_kern_hits));
     fe_to_mont(c, &c->p, px, a->px);
     fe_to_mont(c, &c->p, py, a->py);
     const vmask peer = on_curve(c, px, py);
@@ -846,9 +865,9 @@ void MBC_KFN(ec_point_check)(struct ec_point_args *a)
     a->on_curve = vm_bits(on_curve(c, x, y)) & a->lanes;
 }
 
-#if MBC_VEC_LANES == 8
+#if MBC_TEST_HOOKS && MBC_VEC_LANES == 8
 /* ------------------------------------------------------------------------ */
-/* Tests and the fixed-base table                                            */
+/* The field and point operations, for the tests                             */
 /* ------------------------------------------------------------------------ */
 
 void MBC_KFN(ec_fe_test)(const struct ec_curve *c, const struct ec_mod *md, enum ec_fe_op op,
@@ -897,6 +916,10 @@ void MBC_KFN(ec_pt_test)(const struct ec_curve *c, enum ec_pt_op op, struct ec_p
 #endif
 
 #if MBC_VEC_LANES == 1
+/* ------------------------------------------------------------------------ */
+/* The fixed-base table                                                      */
+/* ------------------------------------------------------------------------ */
+
 /*
  * The fixed-base table (ec_kern.h), on the one-lane build, window by
  * window: B = 2^(5 i) G (5 doublings of one running point per window),

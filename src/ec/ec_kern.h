@@ -221,13 +221,21 @@ extern const struct mbc_impl_table mbc_ec_impl_table;
     void mbc_ec_sign_kern_##SUF(struct ec_sign_args *a);                                           \
     void mbc_ec_verify_kern_##SUF(struct ec_verify_args *a);                                       \
     void mbc_ec_ecdh_kern_##SUF(struct ec_ecdh_args *a);                                           \
-    void mbc_ec_point_check_##SUF(struct ec_point_args *a);                                        \
-    extern _Atomic unsigned long mbc_ec_kern_hits_##SUF;
+    void mbc_ec_point_check_##SUF(struct ec_point_args *a);
 EC_KERNELS(c)
 EC_KERNELS(c1)
 EC_KERNELS(ifma)
 EC_KERNELS(ifma4)
 #undef EC_KERNELS
+
+#if MBC_TEST_HOOKS
+/* Batches run by each backend (relaxed counters, for the dispatch-hit
+ * tests), in the tests' build only (src/test_hooks.h). */
+extern _Atomic unsigned long mbc_ec_kern_hits_c;
+extern _Atomic unsigned long mbc_ec_kern_hits_c1;
+extern _Atomic unsigned long mbc_ec_kern_hits_ifma;
+extern _Atomic unsigned long mbc_ec_kern_hits_ifma4;
+#endif
 
 /*
  * The lone-request form of key generation and signing in the 8-lane
@@ -235,10 +243,13 @@ EC_KERNELS(ifma4)
  * the 8 lanes (lane l adds the windows 8 s + l), the 8 partial sums are
  * added horizontally (3 point additions), and the rest runs on lane 0. The
  * same results as the batch kernels for slot 0 (only slot 0 is computed).
- * IFMA's single-request path; the _c build is its oracle in the tests.
+ * IFMA's single-request path; the _c build, only in the tests' build, is its
+ * oracle.
  */
+#if MBC_TEST_HOOKS
 void mbc_ec_base_spread_kern_c(struct ec_base_args *a);
 void mbc_ec_sign_spread_kern_c(struct ec_sign_args *a);
+#endif
 void mbc_ec_base_spread_kern_ifma(struct ec_base_args *a);
 void mbc_ec_sign_spread_kern_ifma(struct ec_sign_args *a);
 
@@ -249,7 +260,8 @@ void mbc_ec_gtab_build_c1(const struct ec_curve *c, mb52_row *tab, struct ec_pt 
 
 /*
  * Field and point operations of the kernels, for the tests (test_ec_field.c)
- * to compare backends digit for digit and with OpenSSL.
+ * to compare backends digit for digit and with OpenSSL (the tests' build
+ * only).
  *  fe ops on (md = &c->p or &c->n; a, b < 2m unless said, results < 2m):
  *   EC_FE_MUL  r = a b / R          (a, b < 4m)
  *   EC_FE_SQR  r = a^2 / R          (a < 4m)
@@ -262,6 +274,7 @@ void mbc_ec_gtab_build_c1(const struct ec_curve *c, mb52_row *tab, struct ec_pt 
  */
 enum ec_fe_op { EC_FE_MUL, EC_FE_SQR, EC_FE_ADD, EC_FE_SUB, EC_FE_NEG, EC_FE_INV, EC_FE_CANON };
 enum ec_pt_op { EC_PT_ADD, EC_PT_MADD, EC_PT_DBL };
+#if MBC_TEST_HOOKS
 #define EC_TEST_OPS(SUF)                                                                           \
     void mbc_ec_fe_test_##SUF(const struct ec_curve *c, const struct ec_mod *md, enum ec_fe_op op, \
                               mb52_row *r, const mb52_row *a, const mb52_row *b);                  \
@@ -270,5 +283,6 @@ enum ec_pt_op { EC_PT_ADD, EC_PT_MADD, EC_PT_DBL };
 EC_TEST_OPS(c)
 EC_TEST_OPS(ifma)
 #undef EC_TEST_OPS
+#endif
 
 #endif /* MBC_SRC_EC_EC_KERN_H */

@@ -1,6 +1,6 @@
 /*
  * arith.h - big-number arithmetic on mb52 rows, written once against the
- * vec.h API and instantiated in each kernel object (_ifma and _c). All loops
+ * vec.h API and instantiated in each kernel object (every backend). All loops
  * run a public number of times; lane values only flow through arithmetic,
  * masks and blends, never into a branch or an address.
  *
@@ -14,6 +14,8 @@
 #include "vec.h"
 
 #define MB52_INLINE static inline __attribute__((always_inline))
+/* MB52_ALIGN_ROWS: rows' alignment for arrays of another type (h52.h);
+ * mb52_row has it by its type. */
 #define MB52_ALIGN_ROWS __attribute__((aligned(64)))
 
 /* The IFMA backend keeps accumulators in zmm registers only when the digit
@@ -104,8 +106,8 @@ MB52_INLINE void mb52_p256_hi(vec *col, vec y)
  * Each accumulator digit takes at most 4k products of < 2^52 plus carries,
  * < 2^61 for k <= 80.
  */
-MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                              const mb52_row *m, vec m0inv, unsigned k, int p256)
+MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                              vec m0inv, unsigned k, int p256)
 {
     vec acc[MB52_MAX_DIGITS + 2];
     const vec zero = v_zero();
@@ -155,8 +157,8 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
 }
 
 /* mb52_amm_k: mb52_amm_q_k for any m0inv. */
-MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                            const mb52_row *m, vec m0inv, unsigned k)
+MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                            vec m0inv, unsigned k)
 {
     mb52_amm_q_k(r, a, b, m, m0inv, k, 0);
 }
@@ -171,7 +173,7 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
                               unsigned k, int p256)
 {
     vec t[2 * MB52_MAX_DIGITS];
-    MB52_ALIGN_ROWS mb52_row hi[MB52_MAX_DIGITS];
+    mb52_row hi[MB52_MAX_DIGITS];
     const vec zero = v_zero();
     MB52_UNROLL
     for (unsigned j = 0; j < 2 * k; j++) {
@@ -248,10 +250,10 @@ MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, v
  * the result. Pre/post as mb52_amm_k (a b + t < R m for the addend).
  */
 #define MB52_WIDE_GROUP(k) (((k) + ((k) + 15) / 16 - 1) / (((k) + 15) / 16))
-MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                             const mb52_row *t, const mb52_row *m, vec m0inv, unsigned k)
+MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *t,
+                             const mb52_row *m, vec m0inv, unsigned k)
 {
-    MB52_ALIGN_ROWS mb52_row ys[MB52_MAX_DIGITS];
+    mb52_row ys[MB52_MAX_DIGITS];
     vec res[MB52_MAX_DIGITS];
     const vec zero = v_zero();
     const unsigned g = MB52_WIDE_GROUP(k);
@@ -330,23 +332,24 @@ MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
  * the 2k column accumulators of mb52_ams_k no longer fit the 32 vector
  * registers and every multiply-add became a load and a store of a spilled
  * column.
- * Here no more than about k/2 + 2 columns are live at a time:
- *  1. the square, MB52_SQ_BLOCK output columns at a time (each block's
+ * Here no more than 17 columns are live at a time:
+ *  1. the square, MB52_SQ_BLOCK (16) output columns at a time (each block's
  *     columns in registers, the whole of a streaming past), stored as plain
  *     column sums t[0..2k);
- *  2. the Montgomery reduction with m cut into parts of g <= 20 digits:
- *     step i takes the quotient y_i from column i and adds part 0 of m y_i
- *     at once, while part s of m y_(i - s g) lags s g steps behind. Column i
- *     gets its last term of every part at step i itself, so y_i is still
- *     exact, and only columns i..i+g are live.
+ *  2. the Montgomery reduction of mb52_wide_k (t its addend, no product),
+ *     with m cut into parts of g <= 16 digits: step i takes the quotient y_i
+ *     from column i and adds part 0 of m y_i at once, while part s of
+ *     m y_(i - s g) lags s g steps behind. Column i gets its last term of
+ *     every part at step i itself, so y_i is still exact, and only columns
+ *     i..i+g are live.
  * The quotients are those of mb52_ams_k (each is fixed by the exact column
  * value mod 2^52), and so is the result.
  */
 #define MB52_SQ_BLOCK 16
-MB52_INLINE void mb52_ams_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
-                                 vec m0inv, unsigned k)
+MB52_INLINE void mb52_ams_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
+                                 unsigned k)
 {
-    MB52_ALIGN_ROWS mb52_row t[2 * MB52_MAX_DIGITS];
+    mb52_row t[2 * MB52_MAX_DIGITS];
     const vec zero = v_zero();
 
     /* 1. t = a^2, column sums below 2 (2k + 1) 2^52. */
@@ -453,8 +456,8 @@ MB52_INLINE void mb52_cond_sub(mb52_row *r, const mb52_row *m, unsigned k)
 }
 
 /* mb52_mod_sub: r = a - b mod m per lane. Pre: a, b < m, normalised. */
-MB52_INLINE void mb52_mod_sub(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                              const mb52_row *m, unsigned k)
+MB52_INLINE void mb52_mod_sub(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                              unsigned k)
 {
     vec t[MB52_MAX_DIGITS];
     const vec mask = v_set1(MB52_MASK);
@@ -471,8 +474,8 @@ MB52_INLINE void mb52_mod_sub(mb52_row *r, const mb52_row *a, const mb52_row *b,
 
 /* mb52_mul_add: r (2k rows) = a * b + c, plain product. Pre: a, b, c are k
  * normalised rows. Post: r normalised (the value must fit 2k digits). */
-MB52_INLINE void mb52_mul_add(mb52_row *r, const mb52_row *a, const mb52_row *b,
-                              const mb52_row *c, unsigned k)
+MB52_INLINE void mb52_mul_add(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *c,
+                              unsigned k)
 {
     vec acc[2 * MB52_MAX_DIGITS];
     for (unsigned j = 0; j < k; j++) {
@@ -505,8 +508,7 @@ MB52_INLINE vec mb52_window(const mb52_row *e, unsigned ke, unsigned pos, unsign
 
 /* mb52_lookup: r = table[idx] per lane, reading every entry (entries are k
  * rows each, n entries). idx is secret; no address depends on it. */
-MB52_INLINE void mb52_lookup(mb52_row *r, const mb52_row *table, unsigned n, vec idx,
-                             unsigned k)
+MB52_INLINE void mb52_lookup(mb52_row *r, const mb52_row *table, unsigned n, vec idx, unsigned k)
 {
     vec acc[MB52_MAX_DIGITS];
     for (unsigned j = 0; j < k; j++) {

@@ -4,11 +4,15 @@
  * A number of k digits for 8 lanes is uint64_t d[k][8]: digit-major,
  * lane-minor, so one row (one digit of all 8 lanes) is one zmm register.
  * Digit j of lane l holds bits 52j..52j+51 of that lane's number. "Normalised"
- * means every digit < 2^52. Rows are 64-byte aligned.
+ * means every digit < 2^52. Rows are 64-byte aligned: the type says so, so
+ * every row the compiler places (locals, statics, struct members) is, and
+ * a row allocated elsewhere must be (mbc_aligned_alloc); the IFMA backend
+ * loads and stores rows with aligned instructions.
  *
  * Digit counts used: RSA CRT halves 20/30/40, RSA moduli 40/60/80, P-256 and
- * X25519 5, P-384 8. Kernel sources written against vec.h are compiled twice
- * (MBC_VEC_IFMA set or not) and export mbc_name_ifma / mbc_name_c (MBC_KFN).
+ * X25519 5, P-384 8. Kernel sources written against vec.h are compiled once
+ * per backend they need (meson.build: _c, _c1, _c2, _ifma, _ifma4) and
+ * define mbc_name_<backend> (MBC_KFN).
  */
 #ifndef MBC_SRC_MB52_MB52_H
 #define MBC_SRC_MB52_MB52_H
@@ -25,8 +29,9 @@
  * h52.h (8 digit slots each). */
 #define H52_V(k) (((k) + 7u) / 8u)
 
-/* mb52_row: one digit of all 8 lanes. */
-typedef uint64_t mb52_row[8];
+/* mb52_row: one digit of all 8 lanes, one zmm register: 64 bytes, 64-byte
+ * aligned. */
+typedef uint64_t mb52_row[8] __attribute__((aligned(64)));
 
 /* mb52_digits: the number of 52-bit digits that hold nbits bits. */
 static inline unsigned mb52_digits(unsigned nbits)
@@ -78,22 +83,25 @@ void mbc_mb52_to_be(uint8_t *out, size_t len, const uint64_t *d, unsigned k);
  * lane_mask (others get zero); col[lane] is a plain k-digit array. */
 void mbc_mb52_gather(mb52_row *r, unsigned k, const uint64_t *const col[8], unsigned lane_mask);
 
-/* The Montgomery kernels of src/mb52/mont.c for any k (instances for the
- * sizes of mont.h, rolled kernels for the others), by backend, for the
- * _c/_ifma equality tests: r = a * b / R mod m (< 2m) for
- * a, b < 2m; r = a^2 / R mod m, the same digits as mb52_amm(r, a, a); and
- * r = t / R mod m (< 2m) for t (2k rows) < R m. */
-void mbc_mb52_amm_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                    const mb52_row *m0inv, unsigned k);
-void mbc_mb52_amm_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                       const mb52_row *m0inv, unsigned k);
-void mbc_mb52_ams_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                    unsigned k);
-void mbc_mb52_ams_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
-                       unsigned k);
-void mbc_mb52_redc_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
-                     unsigned k);
-void mbc_mb52_redc_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
-                        unsigned k);
+#if MBC_TEST_HOOKS
+/* The Montgomery kernels for any k (src/mb52/mont_test.c: the instances of
+ * mont.c for its sizes, rolled kernels for the others), by backend, for the
+ * _c/_ifma equality tests (the tests' build only): r = a * b / R mod m
+ * (< 2m) for a, b < 2m; r = a^2 / R mod m, the same digits as
+ * mbc_mb52_amm_test(r, a, a); and r = t / R mod m (< 2m) for t (2k rows)
+ * < R m. */
+void mbc_mb52_amm_test_c(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                         const mb52_row *m0inv, unsigned k);
+void mbc_mb52_amm_test_ifma(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
+                            const mb52_row *m0inv, unsigned k);
+void mbc_mb52_ams_test_c(mb52_row *r, const mb52_row *a, const mb52_row *m, const mb52_row *m0inv,
+                         unsigned k);
+void mbc_mb52_ams_test_ifma(mb52_row *r, const mb52_row *a, const mb52_row *m,
+                            const mb52_row *m0inv, unsigned k);
+void mbc_mb52_redc_test_c(mb52_row *r, const mb52_row *t, const mb52_row *m, const mb52_row *m0inv,
+                          unsigned k);
+void mbc_mb52_redc_test_ifma(mb52_row *r, const mb52_row *t, const mb52_row *m,
+                             const mb52_row *m0inv, unsigned k);
+#endif
 
 #endif /* MBC_SRC_MB52_MB52_H */

@@ -1,13 +1,14 @@
 /*
  * mont.h - the Montgomery kernels of src/mb52/mont.c, one unrolled instance
- * per digit count that a family uses, for kernel objects (the functions take
- * the backend's vec, so this header is included only by code built against
+ * per digit count that RSA uses, for kernel objects (the functions take the
+ * backend's vec, so this header is included only by code built against
  * vec.h, and its symbols carry the backend's suffix through MBC_KFN).
  *
- * Sizes: 5 (P-256, X25519), 8 (P-384), 20/30/40 (RSA CRT halves), 40/60/80
- * (RSA moduli). The kernels' loops unroll only when k is a constant; a
- * variable k would grow them into megabytes of code, so every other size
- * goes through the rolled kernels of var.c (tests only).
+ * Sizes: 20/30/40 (RSA CRT halves), 40/60/80 (RSA moduli). The curves have
+ * field leaves of their own (ec_kern.c, x25519/fe.h). The kernels' loops
+ * unroll only when k is a constant; a variable k would grow them into
+ * megabytes of code, so the library has no kernel for any other size (the
+ * tests' build runs rolled ones there: mont_test.c).
  */
 #ifndef MBC_SRC_MB52_MONT_H
 #define MBC_SRC_MB52_MONT_H
@@ -34,7 +35,8 @@ struct mb52_mont_ops {
 const struct mb52_mont_ops *MBC_KFN(mb52_mont_for)(unsigned k);
 
 /* MBC_KFN(mb52_from_mont): r = a / R mod m, fully reduced (< m), for a < 2m:
- * a multiply by 1 (one: k rows of scratch), then one subtraction. */
+ * a multiply by 1 (one: k rows of scratch), then one subtraction. md->k must
+ * be a size of mb52_mont_for. */
 void MBC_KFN(mb52_from_mont)(mb52_row *r, const mb52_row *a, const struct mb52_mod *md,
                              mb52_row *one);
 

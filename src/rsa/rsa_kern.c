@@ -1,7 +1,10 @@
 /*
- * rsa_kern.c - RSA kernels on mb52 rows, compiled twice: with MBC_VEC_IFMA=1
- * and the AVX-512 IFMA flags (symbols _ifma), and portable (symbols _c).
- * Both compute identical digits.
+ * rsa_kern.c - RSA kernels on mb52 rows, compiled once per backend: with
+ * MBC_VEC_IFMA=1 and the AVX-512 IFMA flags (symbols _ifma), portable
+ * (_c, 8 lanes) and portable on lanes 0 and 1 (_c2, a lone request's two
+ * CRT halves). All compute identical digits. Each is built again for the
+ * tests (MBC_TEST_HOOKS=1, src/test_hooks.h) with the hit counters, the
+ * fault injection and mbc_rsa_crt_halves_test_ifma.
  *
  * Private exponentiation: fixed windows of RSA_WIN bits over exactly
  * half_bits exponent bits, a full masked scan of the table per window, the
@@ -10,20 +13,23 @@
  * multiply is skipped when no active lane has that bit set.
  */
 #include "../mb52/mont.h"
+#include "../test_hooks.h"
 #include "rsa_kern.h"
 #if MBC_VEC_IFMA
 #include "rsa_h2.h"
 #endif
 
+#if MBC_TEST_HOOKS
 /* Batches this backend ran: lets a test prove the dispatched kernel ran. */
 _Atomic unsigned long MBC_KFN(rsa_kern_hits);
+#endif
 
 /*
  * pub_exp: out = in^e mod n per lane, fully reduced. scratch: 4 k rows.
  * Pre: in < n. Time depends on e (public) only.
  */
-static void pub_exp(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
-                    const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
+static void pub_exp(mb52_row *out, const mb52_row *in, const struct mb52_mod *n, const mb52_row *e,
+                    unsigned e_bits, unsigned lanes, mb52_row *scratch)
 {
     const unsigned k = n->k;
     const unsigned ke = mb52_digits(e_bits);
@@ -56,12 +62,12 @@ static void pub_exp(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
 
 /* pub_fn: pub_exp's interface; pub_exp_h (IFMA) runs a lone lane 0
  * horizontally. */
-typedef void pub_fn(mb52_row *out, const mb52_row *in, const struct mb52_mod *n,
-                    const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch);
+typedef void pub_fn(mb52_row *out, const mb52_row *in, const struct mb52_mod *n, const mb52_row *e,
+                    unsigned e_bits, unsigned lanes, mb52_row *scratch);
 
 void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
 {
-    MBC_KFN(rsa_kern_hits)++;
+    mbc_test_count(MBC_KFN(rsa_kern_hits));
     pub_exp(a->out, a->in, &a->n, a->e, a->e_bits, a->lanes, a->scratch);
 }
 
@@ -73,11 +79,11 @@ void MBC_KFN(rsa_pub_kern)(struct rsa_pub_args *a)
  * win_exp: the vertical one (every lane); mbc_rsa_h2_exp_ifma (rsa_h2.c): the
  * horizontal one of lanes 0 and 1 at k = 20, 30, 40, the same digits.
  */
-typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct mb52_mod *md,
-                    const mb52_row *d, unsigned d_bits, mb52_row *scratch);
+typedef void exp_fn(mb52_row *r, const mb52_row *x, const struct mb52_mod *md, const mb52_row *d,
+                    unsigned d_bits, mb52_row *scratch);
 
-static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md,
-                    const mb52_row *d, unsigned d_bits, mb52_row *scratch)
+static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md, const mb52_row *d,
+                    unsigned d_bits, mb52_row *scratch)
 {
     const unsigned k = md->k;
     const unsigned nt = 1u << RSA_WIN;
@@ -136,8 +142,8 @@ static void crt_half(mb52_row *out, const mb52_row *in, const struct mb52_mod *m
  * crt_halves: mp = in^dp mod p and mq = in^dq mod q in the lanes of their
  * requests (see rsa_crt_args: paired), fully reduced.
  */
-static void crt_halves(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a,
-                       mb52_row *scratch, exp_fn *exp)
+static void crt_halves(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, mb52_row *scratch,
+                       exp_fn *exp)
 {
     const unsigned kh = a->p.k;
     crt_half(mp, a->in, &a->p, a->dp, a->half_bits, scratch, exp);
@@ -168,9 +174,11 @@ static void crt_kern(struct rsa_crt_args *a, exp_fn *exp, pub_fn *pub)
 
     crt_halves(mp, mq, a, half_scratch, exp);
 
+#if MBC_TEST_HOOKS
     /* Test hook: flip one bit of the p half in the selected lanes. */
     const vec flip = v_blend(vm_from_bits(a->fault_lanes), v_zero(), v_set1(1));
     v_store(mp[0], v_xor(v_load(mp[0]), flip));
+#endif
 
     /* Garner: h = (mp - mq) qinv mod p; out = mq + h q. q < 2p because both
      * primes have exactly half_bits bits, so one subtraction reduces mq. */
@@ -195,7 +203,7 @@ static void crt_kern(struct rsa_crt_args *a, exp_fn *exp, pub_fn *pub)
 
 void MBC_KFN(rsa_crt_kern)(struct rsa_crt_args *a)
 {
-    MBC_KFN(rsa_kern_hits)++;
+    mbc_test_count(MBC_KFN(rsa_kern_hits));
     crt_kern(a, win_exp, pub_exp);
 }
 
@@ -211,8 +219,10 @@ _Static_assert(H1_FITS(40) && H1_FITS(60) && H1_FITS(80),
                "rsa_h1 scratch exceeds pub_exp's scratch");
 #undef H1_FITS
 
+#if MBC_TEST_HOOKS
 _Atomic unsigned long mbc_rsa_kern_hits_h2;
 _Atomic unsigned long mbc_rsa_kern_hits_h1;
+#endif
 
 /* rsa_h2_usable: the horizontal CRT halves fit a: one request (its two
  * halves in lanes 0 and 1) of a size rsa_h2 handles. */
@@ -227,7 +237,7 @@ static void pub_exp_h(mb52_row *out, const mb52_row *in, const struct mb52_mod *
                       const mb52_row *e, unsigned e_bits, unsigned lanes, mb52_row *scratch)
 {
     if (lanes == 1 && mbc_rsa_h1_fits(n->k)) {
-        mbc_rsa_kern_hits_h1++;
+        mbc_test_count(mbc_rsa_kern_hits_h1);
         mbc_rsa_h1_pub_ifma(out, in, n, e, e_bits, scratch);
     } else {
         pub_exp(out, in, n, e, e_bits, lanes, scratch);
@@ -240,21 +250,23 @@ void mbc_rsa_crt_kern_h2_ifma(struct rsa_crt_args *a)
         mbc_rsa_crt_kern_ifma(a);
         return;
     }
-    mbc_rsa_kern_hits_ifma++;
-    mbc_rsa_kern_hits_h2++;
+    mbc_test_count(mbc_rsa_kern_hits_ifma);
+    mbc_test_count(mbc_rsa_kern_hits_h2);
     crt_kern(a, mbc_rsa_h2_exp_ifma, pub_exp_h);
 }
 
 void mbc_rsa_pub_kern_h1_ifma(struct rsa_pub_args *a)
 {
-    mbc_rsa_kern_hits_ifma++;
+    mbc_test_count(mbc_rsa_kern_hits_ifma);
     pub_exp_h(a->out, a->in, &a->n, a->e, a->e_bits, a->lanes, a->scratch);
 }
 
+#if MBC_TEST_HOOKS
 int mbc_rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2)
 {
     const int horizontal = h2 && rsa_h2_usable(a);
     crt_halves(mp, mq, a, a->scratch, horizontal ? mbc_rsa_h2_exp_ifma : win_exp);
     return horizontal;
 }
-#endif
+#endif /* MBC_TEST_HOOKS */
+#endif /* MBC_VEC_IFMA */

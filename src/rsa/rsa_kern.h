@@ -88,7 +88,9 @@ const struct mbc_rsa_impl *mbc_rsa_impl_for(uint64_t features);
 /* mbc_rsa_impl_table: the implementations mbc_rsa_impl_for picks from. */
 extern const struct mbc_impl_table mbc_rsa_impl_table;
 
-/* Batches run by each backend (relaxed counters, for the dispatch-hit test). */
+#if MBC_TEST_HOOKS
+/* Batches run by each backend (relaxed counters, for the dispatch-hit test),
+ * in the tests' build only (src/test_hooks.h). */
 extern _Atomic unsigned long mbc_rsa_kern_hits_c;
 extern _Atomic unsigned long mbc_rsa_kern_hits_c2;
 extern _Atomic unsigned long mbc_rsa_kern_hits_ifma;
@@ -98,6 +100,7 @@ extern _Atomic unsigned long mbc_rsa_kern_hits_h2;
 /* Horizontal public exponentiations (rsa_h2.c): lone public requests, and
  * the fault checks of lone private requests that ran horizontally. */
 extern _Atomic unsigned long mbc_rsa_kern_hits_h1;
+#endif
 
 void mbc_rsa_crt_kern_c(struct rsa_crt_args *a);
 void mbc_rsa_pub_kern_c(struct rsa_pub_args *a);
@@ -115,11 +118,13 @@ void mbc_rsa_pub_kern_ifma(struct rsa_pub_args *a);
  * mbc_rsa_pub_kern_ifma. */
 void mbc_rsa_crt_kern_h2_ifma(struct rsa_crt_args *a);
 void mbc_rsa_pub_kern_h1_ifma(struct rsa_pub_args *a);
-/* Exposed for the vertical/horizontal equality test: the two CRT halves of
- * a (mp, mq: kh rows each, fully reduced, as rsa_crt_kern computes them
- * before Garner), with the horizontal exponentiation when h2 != 0 and a
- * fits it, else the vertical one; returns 1 if the horizontal one ran.
- * Uses a->scratch. */
+#if MBC_TEST_HOOKS
+/* For the vertical/horizontal equality test (the tests' build only): the
+ * two CRT halves of a (mp, mq: kh rows each, fully reduced, as rsa_crt_kern
+ * computes them before Garner), with the horizontal exponentiation when
+ * h2 != 0 and a fits it, else the vertical one; returns 1 if the horizontal
+ * one ran. Uses a->scratch. */
 int mbc_rsa_crt_halves_test_ifma(mb52_row *mp, mb52_row *mq, const struct rsa_crt_args *a, int h2);
+#endif
 
 #endif /* MBC_SRC_RSA_RSA_KERN_H */

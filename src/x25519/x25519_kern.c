@@ -1,8 +1,11 @@
 /*
  * x25519_kern.c - X25519 kernels on mb52 rows, compiled once per backend:
  * with MBC_VEC_IFMA=1 and the AVX-512 IFMA flags (symbols _ifma), portable
- * (_c, 8 lanes) and portable on lane 0 only (_c1, a lone request). All
- * compute identical digits. Field arithmetic: fe.h.
+ * (_c, 8 lanes), portable on lane 0 only (_c1, a lone request) and IFMA
+ * on 4 lanes of ymm (_ifma4, lone and few requests). All compute identical
+ * digits. Field arithmetic: fe.h. Each is built again for the tests
+ * (MBC_TEST_HOOKS=1, src/test_hooks.h) with the hit counters and, on the
+ * 8-lane backends, mbc_x25519_fe_test_*.
  *
  * Both kernels run the same sequence of operations for every scalar and
  * every u: the scalar only flows into masks and blends (the ladder's
@@ -23,11 +26,14 @@
  * Each zmm multiply-add serves 8 requests.
  */
 #include "../internal.h"
+#include "../test_hooks.h"
 #include "fe.h"
 #include "x25519_kern.h"
 
+#if MBC_TEST_HOOKS
 /* Kernel calls of this backend: lets a test prove the dispatched kernel ran. */
 _Atomic unsigned long MBC_KFN(x25519_kern_hits);
+#endif
 
 #define A24 121665 /* (486662 - 2) / 4 */
 
@@ -74,7 +80,7 @@ static void finish(struct x25519_args *a, fe x, fe z)
 
 void MBC_KFN(x25519_ladder)(struct x25519_args *a)
 {
-    MBC_KFN(x25519_kern_hits)++;
+    mbc_test_count(MBC_KFN(x25519_kern_hits));
     const fe x1 = fe_load(a->u);
     fe x2 = fe_small(1), z2 = fe_small(0), x3 = x1, z3 = fe_small(1);
     vec swap = v_zero();
@@ -177,7 +183,7 @@ MB52_INLINE struct ge ge_dbl(struct ge p)
 
 void MBC_KFN(x25519_base)(struct x25519_args *a)
 {
-    MBC_KFN(x25519_kern_hits)++;
+    mbc_test_count(MBC_KFN(x25519_kern_hits));
     /* signed digits: e = nibble + carry; a digit of 8 or more borrows 16
      * from the next one */
     vec e[64];
@@ -206,11 +212,13 @@ void MBC_KFN(x25519_base)(struct x25519_args *a)
     mbc_memzero(&p, sizeof(p));
 }
 
+#if MBC_TEST_HOOKS && MBC_VEC_LANES == 8
 /* ------------------------------------------------------------------------ */
 /* The field operations, for the tests                                       */
 /* ------------------------------------------------------------------------ */
 
-void MBC_KFN(x25519_fe_op)(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b)
+void MBC_KFN(x25519_fe_test)(enum x25519_fe_op op, mb52_row *r, const mb52_row *a,
+                             const mb52_row *b)
 {
     const fe x = fe_load(a), y = fe_load(b);
     fe z;
@@ -242,3 +250,4 @@ void MBC_KFN(x25519_fe_op)(enum x25519_fe_op op, mb52_row *r, const mb52_row *a,
     }
     fe_store(r, z);
 }
+#endif

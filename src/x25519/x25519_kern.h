@@ -56,8 +56,9 @@ extern const struct mbc_impl_table mbc_x25519_impl_table;
  * The kernels of each backend: x25519_ladder computes out = X25519(scalar,
  * u) (RFC 7748: 255 ladder steps, bits 254 down to 0), x25519_base out =
  * X25519(scalar, 9) by a fixed-base method (see x25519_kern.c). _c1 computes
- * lane 0 only, _ifma4 lanes 0..3. Each call adds 1 to its backend's counter
- * (for the tests that prove which kernel ran).
+ * lane 0 only, _ifma4 lanes 0..3. In the tests' build (src/test_hooks.h)
+ * each call adds 1 to its backend's counter (for the tests that prove which
+ * kernel ran).
  */
 void mbc_x25519_ladder_c(struct x25519_args *a);
 void mbc_x25519_base_c(struct x25519_args *a);
@@ -67,10 +68,12 @@ void mbc_x25519_ladder_ifma(struct x25519_args *a);
 void mbc_x25519_base_ifma(struct x25519_args *a);
 void mbc_x25519_ladder_ifma4(struct x25519_args *a);
 void mbc_x25519_base_ifma4(struct x25519_args *a);
+#if MBC_TEST_HOOKS
 extern _Atomic unsigned long mbc_x25519_kern_hits_c;
 extern _Atomic unsigned long mbc_x25519_kern_hits_c1;
 extern _Atomic unsigned long mbc_x25519_kern_hits_ifma;
 extern _Atomic unsigned long mbc_x25519_kern_hits_ifma4;
+#endif
 
 /*
  * mbc_x25519_table: the fixed-base table of x25519_base (x25519_table.c,
@@ -82,10 +85,11 @@ extern const uint64_t mbc_x25519_table[32][8][3][X25519_DIGITS];
 
 /*
  * The field operations of src/x25519/fe.h as one entry per backend, for the
- * _c / _ifma digit-equality tests: r = op(a, b) on 5 rows (b unused by the
- * one-operand ops). Pre- and postconditions are those of fe.h: MUL, SQR,
- * MUL_A24 (times 121665), INV take L inputs (digits < 2^52); ADD takes L;
- * SUB an L minuend and an F subtrahend; CARRY digits < 2^63; CANON F.
+ * _c / _ifma digit-equality tests (the tests' build only): r = op(a, b) on
+ * 5 rows (b unused by the one-operand ops). Pre- and postconditions are
+ * those of fe.h: MUL, SQR, MUL_A24 (times 121665), INV take L inputs (digits
+ * < 2^52); ADD takes L; SUB an L minuend and an F subtrahend; CARRY digits
+ * < 2^63; CANON F.
  */
 enum x25519_fe_op {
     X25519_FE_MUL,
@@ -98,7 +102,10 @@ enum x25519_fe_op {
     X25519_FE_INV,
     X25519_FE_NUM_OPS
 };
-void mbc_x25519_fe_op_c(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
-void mbc_x25519_fe_op_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
+#if MBC_TEST_HOOKS
+void mbc_x25519_fe_test_c(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
+void mbc_x25519_fe_test_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *a,
+                             const mb52_row *b);
+#endif
 
 #endif /* MBC_SRC_X25519_X25519_KERN_H */
