@@ -273,12 +273,15 @@ static const char *fmt_ratio(char *buf, double v)
     return buf;
 }
 
-static const char *size_label(char *buf, size_t bytes)
+/* SIZE_LABEL_LEN: room for any size_t in decimal and " KiB". */
+#define SIZE_LABEL_LEN 32
+
+static const char *size_label(char buf[SIZE_LABEL_LEN], size_t bytes)
 {
     if (bytes >= 1024 && bytes % 1024 == 0) {
-        snprintf(buf, 16, "%zu KiB", bytes / 1024);
+        snprintf(buf, SIZE_LABEL_LEN, "%zu KiB", bytes / 1024);
     } else {
-        snprintf(buf, 16, "%zu B", bytes);
+        snprintf(buf, SIZE_LABEL_LEN, "%zu B", bytes);
     }
     return buf;
 }
@@ -639,7 +642,7 @@ static void gcm_block(unsigned bits)
     if (!any_ok) {
         return;
     }
-    char buf[16];
+    char buf[SIZE_LABEL_LEN];
     out("\nAES-%u-GCM, MB/s (10^6 bytes/s) by message size: mbcrypto %s; one-shot seal (enc) "
         "and open with tag check (dec), 12-byte IV, no AAD, 16-byte tag\n",
         bits, kernel != NULL ? kernel : "-");

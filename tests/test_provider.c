@@ -116,6 +116,18 @@ static int queued_text_has(const char *s)
  * openssl.cnf section, makes loading fail with an error that says which
  * setting is wrong (and nothing of ours is served: OpenSSL's own code
  * runs); auto, all, none and lists load. */
+
+/* tmp_file: a new file named after stem in $TMPDIR (or the system's
+ * temporary directory), its name in path; the open fd, or -1. */
+static int tmp_file(char *path, size_t size, const char *stem)
+{
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || dir[0] == '\0') {
+        dir = P_tmpdir;
+    }
+    const int len = snprintf(path, size, "%s/%s-XXXXXX", dir, stem);
+    return len > 0 && (size_t)len < size ? mkstemp(path) : -1;
+}
 static void test_serve_malformed(void **state)
 {
     (void)state;
@@ -143,8 +155,8 @@ static void test_serve_malformed(void **state)
     /* The "serve" key of openssl.cnf (MBCRYPTO_SERVE unset). */
     unsetenv("MBCRYPTO_SERVE");
     for (int valid = 0; valid < 2; valid++) {
-        char path[] = "/tmp/mbc-serve-XXXXXX";
-        const int fd = mkstemp(path);
+        char path[4096];
+        const int fd = tmp_file(path, sizeof(path), "mbc-serve");
         assert_true(fd >= 0);
         FILE *f = fdopen(fd, "w");
         assert_non_null(f);
@@ -158,8 +170,8 @@ static void test_serve_malformed(void **state)
         assert_non_null(l2);
         /* OpenSSL drops the errors of a provider that openssl.cnf fails to
          * activate (load_config succeeds): the line on stderr tells. */
-        char log[] = "/tmp/mbc-serve-log-XXXXXX", line[512] = "";
-        const int lfd = mkstemp(log), saved = dup(2);
+        char log[4096], line[512] = "";
+        const int lfd = tmp_file(log, sizeof(log), "mbc-serve-log"), saved = dup(2);
         assert_true(lfd >= 0 && saved >= 0 && dup2(lfd, 2) == 2);
         ERR_clear_error();
         OSSL_LIB_CTX_load_config(l2, path);

@@ -6,9 +6,11 @@
 #   bash tools/run.sh fuzz [target...]         install, build, long libFuzzer runs
 #
 # All install the Debian 12 packages they need when any is missing (as root,
-# or through sudo). "test" builds and runs the suite twice: a gcc release
+# or through sudo). "test" builds and runs the suite: a gcc release
 # build (with the constant-time checks of the shipped objects: valgrind
-# memcheck, about 20 s of CPU, and the instruction scan), and a clang-14 build with
+# memcheck, about 20 s of CPU, and the instruction scan), a gcc -O2
+# (debugoptimized) build of the library's own tests (build-o2: stack scrub
+# depths at another optimisation level), a clang-14 build with
 # AddressSanitizer + UndefinedBehaviorSanitizer;
 # then the constant-time check (tests/ct) in a clang-14 MemorySanitizer build
 # (build-msan, about a minute), the lane manager's threads test in a
@@ -93,6 +95,12 @@ test)
     # unpacked into build/openssl35; those tests skip when it cannot be had.
     bash tools/openssl35.sh build/openssl35 ||
         echo "== OpenSSL 3.5 not available: its provider and ENGINE tests will skip" >&2
+    # gcc -O2 (debugoptimized, as Debian builds packages): the library's own
+    # tests, test_wipe's stack depths above all (scrub sizes must hold at
+    # every optimisation level), and mbc_bench must compile.
+    configure build-o2 -Dtests=true -Dbench=true -Dbuildtype=debugoptimized \
+        -Dopenssl_provider=disabled -Dopenssl_engine=disabled
+    ninja -C build-o2 -j "$jobs"
     # CXX: the C++ header test (tests/cxx) builds with the C compiler's family.
     CC=clang-14 CXX=clang++-14 configure build-asan -Dtests=true -Dbench=false \
         -Dbuildtype=debugoptimized -Dopenssl_engine=auto \
@@ -113,6 +121,8 @@ test)
     build_fuzz
     status=0
     meson test -C build --num-processes "$jobs" --print-errorlogs || status=1
+    MBC_TEST_QUICK=1 meson test -C build-o2 --no-suite subproject --num-processes "$jobs" \
+        --print-errorlogs || status=1
     MBC_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         meson test -C build-asan --num-processes "$jobs" --timeout-multiplier 3 \
@@ -124,6 +134,7 @@ test)
     env -u MBC_FUZZ_SECONDS meson test -C build-fuzz --suite fuzz --no-rebuild \
         --num-processes "$jobs" --print-errorlogs || status=1
     python3 tools/test_summary.py gcc-release=build/meson-logs/testlog.json \
+        gcc-o2=build-o2/meson-logs/testlog.json \
         clang-asan-ubsan=build-asan/meson-logs/testlog.json \
         clang-msan-ct=build-msan/meson-logs/testlog.json \
         clang-tsan=build-tsan/meson-logs/testlog.json \
