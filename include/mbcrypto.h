@@ -194,7 +194,8 @@ MBC_API const char *mbc_impl_name(mbc_alg alg);
 /* mbc_tier: the kind of kernel an implementation runs. */
 typedef enum mbc_tier {
     MBC_TIER_PORTABLE = 0, /* C for any x86-64 CPU (the oracle of the others) */
-    MBC_TIER_VECTOR = 1    /* SIMD kernels: AVX-512 IFMA, AES-NI, VAES */
+    MBC_TIER_VECTOR = 1,   /* SIMD kernels: AVX-512 IFMA, AVX2, AES-NI, VAES */
+    MBC_TIER_SCALAR = 2    /* 64-bit scalar kernels with BMI2 + ADX (MULX, ADCX, ADOX) */
 } mbc_tier;
 
 /*
