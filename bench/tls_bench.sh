@@ -11,8 +11,9 @@
 #     --only LIST       comma-separated row names (default: all; see --list)
 #     --list            print the row names and exit
 #     --profile         also sample HAProxy (perf record -e cpu-clock) during
-#                       each 64-connection row with mbcrypto, and split its
-#                       CPU into mbcrypto, libcrypto, libssl, HAProxy, kernel
+#                       each 64-connection row, with either provider, and
+#                       split its CPU into mbcrypto, libcrypto, libssl,
+#                       HAProxy, kernel, with its hottest symbols
 #
 # HAProxy (Debian's stock package, one thread, ssl-mode-async with mbcrypto)
 # runs pinned to CPU 1 and h2load to CPU 0, both on 127.0.0.1. For each row:
@@ -132,7 +133,7 @@ haproxy_cfg() {
     curves=$group
     echo "global"
     echo "    nbthread 1"
-    echo "    tune.bufsize 131072"
+    echo "    tune.bufsize 73728"  # a 64 KiB response fits; below malloc's mmap threshold
     if [ "$1" = 1 ]; then
         echo "    ssl-provider-path $build/openssl"
         echo "    ssl-provider mbcrypto"
@@ -228,7 +229,7 @@ profile_split() {
     perf record -q -e cpu-clock -F 2000 -p "$hpid" -o "$tmp/perf.data" -- sleep "$dur" \
         > /dev/null 2>&1 || return 0
     perf report -i "$tmp/perf.data" --no-children --sort dso,sym --stdio 2> /dev/null |
-        tee "$tmp/perf-$row.txt" |
+        tee "$tmp/perf-$row-$with.txt" |
         python3 -c '
 import re, sys
 shares = {}
@@ -266,7 +267,7 @@ for row in $rows; do
         start_haproxy "$with"
         for c in $cl; do
             prof=""
-            if [ "$profile" = 1 ] && [ "$with" = 1 ] && [ "$c" = 64 ]; then
+            if [ "$profile" = 1 ] && [ "$c" = 64 ]; then
                 profile_split > "$tmp/prof" &
                 ppid=$!
                 res=$(h2load_loop "$mode" "$c")
@@ -341,18 +342,17 @@ import glob, os, subprocess
 profs = [r for r in rows if r["profile"] != "-"]
 if profs:
     print()
-    print("HAProxy's CPU split (perf record -e cpu-clock, %% of samples), mbcrypto, 64 connections:")
+    print("HAProxy's CPU split (perf record -e cpu-clock, % of samples), 64 connections:")
     for r in profs:
-        print("  %-13s %s" % (r["row"], r["profile"]))
+        print("  %-13s %-8s %s" % (r["row"], r["provider"], r["profile"]))
     for r in profs:
-        path = os.path.join(tmp, "perf-%s.txt" % r["row"])
+        path = os.path.join(tmp, "perf-%s-%d.txt" % (r["row"], r["provider"] == "mbcrypto"))
         if not os.path.exists(path):
             continue
-        print("  %s, hottest symbols:" % r["row"])
-        top = [l.rstrip() for l in open(path) if l.strip() and not l.startswith("#")][:12]
+        print("  %s, %s, hottest symbols:" % (r["row"], r["provider"]))
+        top = [l.rstrip() for l in open(path) if l.strip() and not l.startswith("#")][:10]
         for l in top:
             print("    " + " ".join(l.split()))
-import glob, os, subprocess
 ctr = sorted(glob.glob(os.path.join(tmp, "ctr-*")))
 if ctr:
     print()
