@@ -3,8 +3,8 @@
 # intel/cryptography-primitives, formerly ipp-crypto) from the source the user gives and installs
 # it into DIR/prefix, for mbc_bench's crypto_mb column:
 #
-#   tools/build_crypto_mb.sh ~/src/cryptography-primitives /tmp/cmb
-#   meson setup build -Dcrypto_mb=/tmp/cmb/prefix
+#   tools/build_crypto_mb.sh SRC_TREE OUT_DIR
+#   meson setup build -Dcrypto_mb=OUT_DIR/prefix
 #
 # SRC is a checkout of cryptography-primitives (or of its sources/ippcp/crypto_mb directory), or a
 # bare git directory of it (its HEAD is exported). Needs cmake, a C compiler and OpenSSL's headers
