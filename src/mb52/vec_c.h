@@ -26,33 +26,46 @@
 /* MBC_VEC_COUNT: the counting build of tools/count_ops.c (8 lanes,
  * symbols name_cnt): every multiply-add and every other vector operation
  * adds 1 to its counter, as one zmm instruction would. Every value also
- * carries its dependency depth t: the cycle it would be ready at with
- * unlimited execution units (a multiply-add takes MBC_VEC_LAT_MADD cycles,
- * any other counted operation 1; constants are ready at 0; a load is
- * ready when its row was stored, through the depth shadow of memory that
- * tools/count_ops.c keeps: mbc_vec_count_load / _store). The deepest value
- * of a pass is mbc_vec_count_path, its critical path. */
+ * carries its times t (vec_time): its dependency depth, the cycle it would
+ * be ready at with unlimited execution units (a multiply-add takes
+ * MBC_VEC_LAT_MADD cycles, any other counted operation 1; constants are
+ * ready at 0; a load is ready when its row was stored, through the shadow
+ * of memory that tools/count_ops.c keeps: mbc_vec_count_load / _store), and
+ * when it is ready on the modelled out-of-order machines that
+ * mbc_vec_count_op schedules it on (tools/count_ops.c). */
 #if defined(MBC_VEC_COUNT)
 #define MBC_VEC_LAT_MADD 4
 typedef struct {
+    unsigned long depth, intel, zen4;
+} vec_time;
+typedef struct {
     uint64_t v[VW];
-    unsigned long t;
+    vec_time t;
 } vec;
 typedef struct {
     uint64_t v[VW];
-    unsigned long t;
+    vec_time t;
 } vmask;
-extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu, mbc_vec_count_path;
-unsigned long mbc_vec_count_load(const void *p);
-void mbc_vec_count_store(const void *p, unsigned long t);
+extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
+vec_time mbc_vec_count_load(const void *p);
+void mbc_vec_count_store(const void *p, vec_time t);
+/* mbc_vec_count_op: the times of an operation of latency lat (1 or
+ * MBC_VEC_LAT_MADD) whose inputs are ready at dep. */
+vec_time mbc_vec_count_op(unsigned lat, vec_time dep);
 #define VEC_COUNT(ctr, n) (mbc_vec_count_##ctr += (n))
 static inline unsigned long vec_tmax(unsigned long a, unsigned long b)
 {
     return a > b ? a : b;
 }
-/* VEC_T: r is ready lat cycles after t (the latest of its inputs). */
-#define VEC_T(r, lat, dep)                                                                         \
-    ((r).t = (dep) + (lat), mbc_vec_count_path = vec_tmax(mbc_vec_count_path, (r).t))
+static inline vec_time vec_tjoin(vec_time a, vec_time b)
+{
+    return (vec_time){vec_tmax(a.depth, b.depth), vec_tmax(a.intel, b.intel),
+                      vec_tmax(a.zen4, b.zen4)};
+}
+#define VEC_T0 ((vec_time){0, 0, 0})
+/* VEC_T: r is the result of an operation of latency lat on inputs ready at
+ * dep (lat 0: no operation, r is ready when its inputs are). */
+#define VEC_T(r, lat, dep) ((r).t = (lat) ? mbc_vec_count_op((lat), (dep)) : (dep))
 #else
 typedef struct {
     uint64_t v[VW];
@@ -118,7 +131,7 @@ static inline vec v_zero(void)
 static inline vec v_set1(uint64_t x)
 {
     vec r;
-    VEC_T(r, 0, 0);
+    VEC_T(r, 0, VEC_T0);
     for (int i = 0; i < VW; i++) {
         r.v[i] = x;
     }
@@ -143,7 +156,7 @@ static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
     vec r;
     VEC_COUNT(madd, 1);
-    VEC_T(r, MBC_VEC_LAT_MADD, vec_tmax(acc.t, vec_tmax(a.t, b.t)));
+    VEC_T(r, MBC_VEC_LAT_MADD, vec_tjoin(acc.t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52);
     }
@@ -153,7 +166,7 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
     vec r;
     VEC_COUNT(madd, 1);
-    VEC_T(r, MBC_VEC_LAT_MADD, vec_tmax(acc.t, vec_tmax(a.t, b.t)));
+    VEC_T(r, MBC_VEC_LAT_MADD, vec_tjoin(acc.t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] + (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
     }
@@ -165,8 +178,8 @@ static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
 {
     vec l, h;
     VEC_COUNT(madd, 2);
-    VEC_T(l, MBC_VEC_LAT_MADD, vec_tmax(lo->t, vec_tmax(a.t, b.t)));
-    VEC_T(h, MBC_VEC_LAT_MADD, vec_tmax(hi->t, vec_tmax(a.t, b.t)));
+    VEC_T(l, MBC_VEC_LAT_MADD, vec_tjoin(lo->t, vec_tjoin(a.t, b.t)));
+    VEC_T(h, MBC_VEC_LAT_MADD, vec_tjoin(hi->t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
         const unsigned __int128 p = (unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52);
         l.v[i] = lo->v[i] + ((uint64_t)p & M52);
@@ -179,7 +192,7 @@ static inline vec v_add(vec a, vec b)
 {
     vec r;
     VEC_COUNT(alu, 1);
-    VEC_T(r, 1, vec_tmax(a.t, b.t));
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] + b.v[i];
     }
@@ -189,7 +202,7 @@ static inline vec v_sub(vec a, vec b)
 {
     vec r;
     VEC_COUNT(alu, 1);
-    VEC_T(r, 1, vec_tmax(a.t, b.t));
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] - b.v[i];
     }
@@ -197,15 +210,15 @@ static inline vec v_sub(vec a, vec b)
 }
 static inline vec v_and(vec a, vec b)
 {
-    VEC_MAP(a.v[i] & b.v[i], vec_tmax(a.t, b.t));
+    VEC_MAP(a.v[i] & b.v[i], vec_tjoin(a.t, b.t));
 }
 static inline vec v_or(vec a, vec b)
 {
-    VEC_MAP(a.v[i] | b.v[i], vec_tmax(a.t, b.t));
+    VEC_MAP(a.v[i] | b.v[i], vec_tjoin(a.t, b.t));
 }
 static inline vec v_xor(vec a, vec b)
 {
-    VEC_MAP(a.v[i] ^ b.v[i], vec_tmax(a.t, b.t));
+    VEC_MAP(a.v[i] ^ b.v[i], vec_tjoin(a.t, b.t));
 }
 static inline vec v_srl(vec a, unsigned n)
 {
@@ -227,7 +240,7 @@ static inline vmask v_eq(vec a, vec b)
 {
     vmask r;
     VEC_COUNT(alu, 1);
-    VEC_T(r, 1, vec_tmax(a.t, b.t));
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = mbc_ct_eq_mask(a.v[i], b.v[i]);
     }
@@ -245,14 +258,14 @@ static inline vmask v_nonzero(vec a)
 }
 static inline vec v_blend(vmask m, vec a, vec b)
 {
-    VEC_MAP((b.v[i] & m.v[i]) | (a.v[i] & ~m.v[i]), vec_tmax(m.t, vec_tmax(a.t, b.t)));
+    VEC_MAP((b.v[i] & m.v[i]) | (a.v[i] & ~m.v[i]), vec_tjoin(m.t, vec_tjoin(a.t, b.t)));
 }
 /* (mask logic is not counted: k-register operations, off the vector ports;
  * its depth is its inputs') */
 static inline vmask vm_and(vmask a, vmask b)
 {
     vmask r;
-    VEC_T(r, 0, vec_tmax(a.t, b.t));
+    VEC_T(r, 0, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] & b.v[i];
     }
@@ -261,7 +274,7 @@ static inline vmask vm_and(vmask a, vmask b)
 static inline vmask vm_or(vmask a, vmask b)
 {
     vmask r;
-    VEC_T(r, 0, vec_tmax(a.t, b.t));
+    VEC_T(r, 0, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] | b.v[i];
     }
@@ -279,7 +292,7 @@ static inline vmask vm_not(vmask a)
 static inline vmask vm_from_bits(unsigned bits)
 {
     vmask r;
-    VEC_T(r, 0, 0);
+    VEC_T(r, 0, VEC_T0);
     for (int i = 0; i < VW; i++) {
         r.v[i] = 0 - (uint64_t)((bits >> i) & 1u);
     }
