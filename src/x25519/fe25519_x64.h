@@ -238,25 +238,34 @@ FE64_INLINE void fe64_sqr_c(fe64 r, const fe64 a)
     fe64_mul_c(r, a, a);
 }
 
-/* fe64_mul_small: r = a c mod p for a constant c < 2^32 (a24 = 121665):
- * 5 limbs (the top one below c), the top one as 38 times itself, the last
- * carry as 38. 4 MULX. */
+/*
+ * fe64_mul_small_add: r = a c + b mod p for a constant c < 2^32 (a24 =
+ * 121665): the 4 products on CF while b goes in on OF, 5 limbs (the top one
+ * at most c + 1), the top one as 38 times itself, the last carry as 38.
+ * 4 MULX.
+ */
 #if FE64_ASM
-FE64_INLINE void fe64_mul_small_asm(fe64 r, const fe64 a, uint32_t c)
+FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const fe64 b)
 {
     uint64_t t0, t1, t2, t3, x, y;
     __asm__ volatile(
         "movl %[c], %%edx\n\t"
-        "mulxq 0(%[a]), %[t0], %[x]\n\t"
-        "mulxq 8(%[a]), %[t1], %[y]\n\t"
-        "addq %[x], %[t1]\n\t"
-        "mulxq 16(%[a]), %[t2], %[x]\n\t"
-        "adcq %[y], %[t2]\n\t"
-        "mulxq 24(%[a]), %[t3], %[y]\n\t"
-        "adcq %[x], %[t3]\n\t"
-        "adcq $0, %[y]\n\t"
-        "imulq $38, %[y], %[y]\n\t"
         "xorl %k[x], %k[x]\n\t"
+        "mulxq 0(%[a]), %[t0], %[x]\n\t"
+        "adoxq 0(%[b]), %[t0]\n\t"
+        "mulxq 8(%[a]), %[t1], %[y]\n\t"
+        "adcxq %[x], %[t1]\n\t"
+        "adoxq 8(%[b]), %[t1]\n\t"
+        "mulxq 16(%[a]), %[t2], %[x]\n\t"
+        "adcxq %[y], %[t2]\n\t"
+        "adoxq 16(%[b]), %[t2]\n\t"
+        "mulxq 24(%[a]), %[t3], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq 24(%[b]), %[t3]\n\t"
+        "movl $0, %k[x]\n\t"
+        "adcxq %[x], %[y]\n\t"
+        "adoxq %[x], %[y]\n\t"
+        "imulq $38, %[y], %[y]\n\t"
         "addq %[y], %[t0]\n\t"
         "adcq %[x], %[t1]\n\t"
         "adcq %[x], %[t2]\n\t"
@@ -265,7 +274,7 @@ FE64_INLINE void fe64_mul_small_asm(fe64 r, const fe64 a, uint32_t c)
         "andq $38, %[x]\n\t"
         "addq %[x], %[t0]\n\t"
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x), [y] "=&r"(y)
-        : [a] "r"(a), [c] "r"(c)
+        : [a] "r"(a), [b] "r"(b), [c] "r"(c)
         : "rdx", "cc", "memory");
     r[0] = t0;
     r[1] = t1;
@@ -274,12 +283,12 @@ FE64_INLINE void fe64_mul_small_asm(fe64 r, const fe64 a, uint32_t c)
 }
 #endif
 
-FE64_INLINE void fe64_mul_small_c(fe64 r, const fe64 a, uint32_t c)
+FE64_INLINE void fe64_mul_small_add_c(fe64 r, const fe64 a, uint32_t c, const fe64 b)
 {
     uint64_t t[4];
     unsigned __int128 acc = 0;
     for (int i = 0; i < 4; i++) {
-        acc += (unsigned __int128)a[i] * c;
+        acc += (unsigned __int128)a[i] * c + b[i];
         t[i] = (uint64_t)acc;
         acc >>= 64;
     }
@@ -371,13 +380,13 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #if FE64_ASM
 #define fe64_mul fe64_mul_asm
 #define fe64_sqr fe64_sqr_asm
-#define fe64_mul_small fe64_mul_small_asm
+#define fe64_mul_small_add fe64_mul_small_add_asm
 #define fe64_add fe64_add_asm
 #define fe64_sub fe64_sub_asm
 #else
 #define fe64_mul fe64_mul_c
 #define fe64_sqr fe64_sqr_c
-#define fe64_mul_small fe64_mul_small_c
+#define fe64_mul_small_add fe64_mul_small_add_c
 #define fe64_add fe64_add_c
 #define fe64_sub fe64_sub_c
 #endif

@@ -14,8 +14,8 @@
  * masks (the ladder's swaps, the scans' selections), never into a branch or
  * an address.
  *
- * Cost: a ladder step is 5 multiplies, 4 squares, 1 times a24 and 8 adds
- * or subtracts (255 steps), then an inversion (254 squares, 11 multiplies);
+ * Cost: a ladder step is 5 multiplies, 4 squares, 1 times a24 plus a
+ * value, and 7 adds or subtracts (255 steps), then an inversion (254 squares, 11 multiplies);
  * the public key is 64 mixed additions (7 multiplies) and 4 doublings (4
  * squares, 4 multiplies), each addition after a scan of 8 table entries,
  * and the same inversion.
@@ -75,23 +75,23 @@ static void finish(struct x25519_args *a, const fe64 x, const fe64 z)
 static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1)
 {
     fe64 a, b, c, d, aa, bb, da, cb, e;
+    /* in the order of the longest chain first: da, cb, (da -+ cb)^2, x1 */
     fe64_add(a, x2, z2);
+    fe64_sub(d, x3, z3);
+    fe64_mul(da, d, a);
     fe64_sub(b, x2, z2);
     fe64_add(c, x3, z3);
-    fe64_sub(d, x3, z3);
+    fe64_mul(cb, c, b);
     fe64_sqr(aa, a);
     fe64_sqr(bb, b);
-    fe64_mul(da, d, a);
-    fe64_mul(cb, c, b);
-    fe64_sub(e, aa, bb);
-    fe64_add(x3, da, cb);
-    fe64_sqr(x3, x3);
     fe64_sub(z3, da, cb);
+    fe64_add(x3, da, cb);
     fe64_sqr(z3, z3);
-    fe64_mul(z3, z3, x1);
+    fe64_sqr(x3, x3);
+    fe64_sub(e, aa, bb);
+    fe64_mul_small_add(z2, e, A24, aa);
     fe64_mul(x2, aa, bb);
-    fe64_mul_small(z2, e, A24);
-    fe64_add(z2, z2, aa);
+    fe64_mul(z3, z3, x1);
     fe64_mul(z2, z2, e);
 }
 
@@ -277,8 +277,8 @@ void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], con
     case X25519_FE_SQR:
         portable ? fe64_sqr_c(z, x) : fe64_sqr(z, x);
         break;
-    case X25519_FE_MUL_A24:
-        portable ? fe64_mul_small_c(z, x, A24) : fe64_mul_small(z, x, A24);
+    case X25519_FE_MUL_A24: /* a24 a + b */
+        portable ? fe64_mul_small_add_c(z, x, A24, y) : fe64_mul_small_add(z, x, A24, y);
         break;
     case X25519_FE_ADD:
         portable ? fe64_add_c(z, x, y) : fe64_add(z, x, y);

@@ -112,7 +112,7 @@ void mbc_x25519_fe_test_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *
                              const mb52_row *b);
 /* mbc_x25519_fe64_test: r = op(a, b) on 4-limb values below 2^256 in the
  * scalar field of fe25519_x64.h (its assembly, or with portable != 0 its C
- * forms); CARRY is the identity there. */
+ * forms); MUL_A24 is a24 a + b there, CARRY the identity. */
 void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], const uint64_t a[4],
                           const uint64_t b[4]);
 #endif
