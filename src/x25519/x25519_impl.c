@@ -1,5 +1,6 @@
 /* x25519_impl.c - the X25519 implementations and their selection. */
 #include "../internal.h"
+#include "../wipe.h"
 #include "x25519_kern.h"
 
 /*
@@ -22,6 +23,7 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
              .needs = 0},
     .ladder = X25519_C_SET(ladder),
     .pubkey = X25519_C_SET(base),
+    .one_scrub = MBC_WIPE_X25519_ONE,
 };
 
 #if MBC_HAVE_IFMA
@@ -48,10 +50,12 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
 #define X25519_ONE(kern) mbc_x25519_##kern##_adx
 #define X25519_ONE_BY_ONE 1
 #define X25519_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX)
+#define X25519_ONE_SCRUB MBC_WIPE_X25519_ONE
 #else
 #define X25519_ONE(kern) mbc_x25519_##kern##_ifma4
 #define X25519_ONE_BY_ONE 1
 #define X25519_IFMA_NEEDS MBC_CPU_IFMA_PATH
+#define X25519_ONE_SCRUB MBC_WIPE_X25519
 #endif
 static const struct mbc_x25519_impl x25519_ifma = {
     .base = {.info = {.name = "ifma",
@@ -61,6 +65,7 @@ static const struct mbc_x25519_impl x25519_ifma = {
              .needs = X25519_IFMA_NEEDS},
     .ladder = X25519_IFMA_SET(ladder),
     .pubkey = X25519_IFMA_SET(base),
+    .one_scrub = X25519_ONE_SCRUB,
 };
 #endif
 
@@ -86,6 +91,7 @@ static const struct mbc_x25519_impl x25519_adx = {
              .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
     .ladder = X25519_ADX_SET(ladder),
     .pubkey = X25519_ADX_SET(base),
+    .one_scrub = MBC_WIPE_X25519_ONE,
 };
 #endif
 

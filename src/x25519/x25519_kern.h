@@ -36,11 +36,14 @@ typedef MBC_KSET(struct x25519_args) x25519_kset;
 
 /* mbc_x25519_impl: one X25519 implementation, as dispatch selects it: the
  * kernel sets (lanes.h) of the Montgomery ladder on u (derive) and of the
- * fixed-base public key. */
+ * fixed-base public key, and the stack scrub (wipe.h) of a call whose
+ * requests all ran on the single-request kernels (plans ONE and
+ * ONE_BY_ONE); other plans scrub MBC_WIPE_X25519. */
 struct mbc_x25519_impl {
     struct mbc_impl_base base;
     x25519_kset ladder;
     x25519_kset pubkey;
+    size_t one_scrub;
 };
 
 /* mbc_x25519_impl_c: the portable implementation (every CPU). */
