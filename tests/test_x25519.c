@@ -572,6 +572,7 @@ static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a,
     BN_free(t);
 }
 
+#if MBC_HAVE_ADX
 /*
  * The scalar field of the "adx" kernels (src/x25519/fe25519_x64.h: 4 limbs,
  * any value below 2^256). fe64_edge: operand i: 0, 1, p - 1, p, p + 1,
@@ -616,6 +617,8 @@ static BIGNUM *limbs_bn(const uint64_t v[4])
     BN_free(t);
     return x;
 }
+
+#endif
 
 /* field_adx: every scalar field operation, assembly and C forms, against
  * each other and BIGNUM on the edges paired and on random operands. */
