@@ -271,3 +271,73 @@ make_certs() {
                 > "$MBC_TEST_CERTS/rsapss.pem"
     fi
 }
+
+# ---------------------------------------------- the provider system-wide
+# system_cnfs: ours_cnf, the README's openssl.cnf (mbcrypto loaded beside
+# the default provider and preferred), with the module from the build tree;
+# theirs_cnf, one that loads the default provider alone.
+system_cnfs() {
+    ours_cnf=$scratch/mbcrypto.cnf
+    cat > "$ours_cnf" <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+[provider_sect]
+default = default_sect
+mbcrypto = mbcrypto_sect
+[default_sect]
+activate = 1
+[mbcrypto_sect]
+module = $MBC_PROVIDER_DIR/mbcrypto.so
+activate = 1
+[algorithm_sect]
+default_properties = ?provider=mbcrypto
+CNF
+    theirs_cnf=$scratch/default.cnf
+    printf 'openssl_conf = openssl_init\n[openssl_init]\n' > "$theirs_cnf"
+}
+
+# run_prog WHO OUT PROG...: the program PROG (with the OpenSSL under test's
+# loader, OSSL_RUN) with WHO's configuration (ours or theirs; ours is
+# counted into $scratch/OUT.ctr), stderr in $scratch/OUT.err.
+run_prog() {
+    local who=$1 out=$2 cnf=$theirs_cnf
+    shift 2
+    [ "$who" = ours ] && cnf=$ours_cnf
+    rm -f "$scratch/$out.ctr"
+    OPENSSL_CONF=$cnf MBCRYPTO_COUNTERS_FILE="$scratch/$out.ctr" "${OSSL_RUN[@]}" "$@" \
+        2> "$scratch/$out.err"
+}
+
+# run WHO OUT ARGS...: the openssl command with ARGS, as run_prog.
+run() {
+    local who=$1 out=$2
+    shift 2
+    run_prog "$who" "$out" "${OPENSSL[@]:${#OSSL_RUN[@]}}" "$@"
+}
+
+# both NAME OUT-OURS OUT-THEIRS CMD...: the openssl command CMD (its
+# argument @OUT@ replaced by OUT-OURS or OUT-THEIRS) with each
+# configuration. Returns 0 when both made it; 1 when both refused it (a case
+# passed if ours said why on stderr, failed if it failed silently); 2 when
+# they differ (a case failed).
+both() {
+    local name=$1 oo=$2 ot=$3 ro rt
+    shift 3
+    run ours "$name.o" "${@//@OUT@/$oo}"
+    ro=$?
+    run theirs "$name.t" "${@//@OUT@/$ot}"
+    rt=$?
+    if [ "$ro" -ne "$rt" ]; then
+        not_ok "$name: exit $ro, default provider $rt"
+        sed 's/^/#   /' "$scratch/$name.o.err" "$scratch/$name.t.err" | head -n 8
+        return 2
+    fi
+    if [ "$ro" -ne 0 ]; then
+        if grep -q . "$scratch/$name.o.err"; then ok "$name (refused by both)"; else
+            not_ok "$name: failed silently"; fi
+        return 1
+    fi
+    return 0
+}
