@@ -318,16 +318,17 @@ run() {
 }
 
 # both NAME OUT-OURS OUT-THEIRS CMD...: the openssl command CMD (its
-# argument @OUT@ replaced by OUT-OURS or OUT-THEIRS) with each
-# configuration. Returns 0 when both made it; 1 when both refused it (a case
-# passed if ours said why on stderr, failed if it failed silently); 2 when
-# they differ (a case failed).
+# argument @OUT@ replaced by OUT-OURS or OUT-THEIRS, and @WHO@ in any
+# argument by o or t) with each configuration. Returns 0 when both made it;
+# 1 when both refused it (a case passed if ours said why on stderr, failed
+# if it failed silently); 2 when they differ (a case failed).
 both() {
     local name=$1 oo=$2 ot=$3 ro rt
     shift 3
-    run ours "$name.o" "${@//@OUT@/$oo}"
+    local ao=("${@//@OUT@/$oo}") at=("${@//@OUT@/$ot}")
+    run ours "$name.o" "${ao[@]//@WHO@/o}"
     ro=$?
-    run theirs "$name.t" "${@//@OUT@/$ot}"
+    run theirs "$name.t" "${at[@]//@WHO@/t}"
     rt=$?
     if [ "$ro" -ne "$rt" ]; then
         not_ok "$name: exit $ro, default provider $rt"
@@ -340,4 +341,46 @@ both() {
         return 1
     fi
     return 0
+}
+
+# cross NAME "MAKE-EXPECT" "VERIFY-EXPECT" MAKE-ARGS... [-- VERIFY-ARGS...]:
+# one case. The openssl command MAKE-ARGS makes @OUT@ with each
+# configuration (both); made by both, ours' counters meet MAKE-EXPECT
+# (COUNTER>=N ..., space separated), and the openssl command VERIFY-ARGS
+# (with @IN@ the other side's output, @PT@ a file it writes) succeeds with
+# the default provider alone on ours' output and with ours on the default
+# provider's, ours' counters meeting VERIFY-EXPECT. SAME=1: the outputs
+# must be equal byte for byte; @PT@ must be equal to WANT (default
+# $scratch/data).
+cross() {
+    local name=$1 mk=$2 vf=$3
+    shift 3
+    local make=() verify=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        make+=("$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    verify=("$@")
+    local oo=$scratch/$name.o.out ot=$scratch/$name.t.out
+    both "$name" "$oo" "$ot" "${make[@]}" || return 0
+    local bad="" e who file tag pt
+    for e in $mk; do bad+=$(check_counters "$scratch/$name.o.ctr:$e"); done
+    if [ "${SAME:-0}" = 1 ] && ! cmp -s "$oo" "$ot"; then bad+=" outputs differ"; fi
+    if [ ${#verify[@]} -gt 0 ]; then
+        for who in theirs ours; do
+            if [ $who = theirs ]; then file=$oo tag=vt; else file=$ot tag=vo; fi
+            pt=$scratch/$name.$tag.pt
+            rm -f "$pt"
+            local args=("${verify[@]//@IN@/$file}")
+            if ! run $who "$name.$tag" "${args[@]//@PT@/$pt}" > "$scratch/$name.$tag.stdout"; then
+                bad+=" $who: not verified or decrypted"
+                sed 's/^/#   /' "$scratch/$name.$tag.err" | head -n 4
+            elif [[ "${verify[*]}" == *@PT@* ]] && ! cmp -s "$pt" "${WANT:-$scratch/data}"; then
+                bad+=" $who: wrong plaintext"
+            fi
+        done
+        for e in $vf; do bad+=$(check_counters "$scratch/$name.vo.ctr:$e"); done
+    fi
+    if [ -n "$bad" ]; then not_ok "$name:$bad"; else ok "$name"; fi
 }
