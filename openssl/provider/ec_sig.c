@@ -28,7 +28,18 @@ struct ecsig {
     struct mbp_sigctx b;          /* first: md NULL means no digest set (any digest length) */
     const struct mbp_ec_key *key; /* not owned */
     int signing;
+    int fed; /* digest-and-sign: data digested by us */
 };
+
+/* The nonce-type parameter (OSSL_SIGNATURE_PARAM_NONCE_TYPE of OpenSSL
+ * 3.2's headers): 0 random nonces, 1 RFC 6979's deterministic ones. The
+ * default provider takes it from 3.2 on; mbcrypto draws random nonces, so
+ * a deterministic signature is the default provider's (go_other). */
+#define NONCE_TYPE "nonce-type"
+static int have_nonce_type(void)
+{
+    return OpenSSL_version_num() >= 0x30200000UL;
+}
 
 static void *es_newctx(void *provctx, const char *propq)
 {
@@ -60,6 +71,7 @@ static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], in
     }
     s->key = k;
     s->signing = signing;
+    s->fed = 0;
     EVP_MD_free(s->b.md);
     s->b.md = NULL;
     EVP_MD_CTX_free(s->b.mdctx);
@@ -242,6 +254,7 @@ static int es_digest_update(void *ctx, const unsigned char *data, size_t len)
     if (s->b.other != NULL) {
         return mbp_other_sig_update(&s->b, data, len);
     }
+    s->fed = 1;
     return s->b.mdctx != NULL && EVP_DigestUpdate(s->b.mdctx, data, len);
 }
 
@@ -265,11 +278,43 @@ static int es_digest_verify_final(void *ctx, const unsigned char *sig, size_t si
 
 /* ------------------------------------------------------------ parameters */
 
+/* go_other: s's operation from here on is the default provider's on a copy
+ * of our key (with s's digest), then params; before any data only. */
+static int go_other(struct ecsig *s, const OSSL_PARAM params[])
+{
+    if (s->fed) {
+        mbp_err(s->b.pc, MBP_R_BAD_PARAM, "nonce-type set after the data");
+        return 0;
+    }
+    const int digest = s->b.mdctx != NULL;
+    const char *mdname = s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : NULL;
+    OSSL_PARAM mdp[] = {OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, (char *)mdname,
+                                               mdname != NULL ? strlen(mdname) : 0),
+                        OSSL_PARAM_END};
+    EVP_PKEY *o = mbp_ec_other(s->key);
+    const int ok = o != NULL && mbp_other_sig_init(&s->b, o, s->signing, digest, mdname, NULL) &&
+                   (digest || mdname == NULL || mbp_other_sig_set_params(&s->b, mdp)) &&
+                   mbp_other_sig_set_params(&s->b, params);
+    EVP_PKEY_free(o);
+    if (!ok) {
+        mbp_other_sig_reset(&s->b);
+    }
+    return ok;
+}
+
 static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[])
 {
     struct ecsig *s = ctx;
     if (s->b.other != NULL) {
         return mbp_other_sig_set_params(&s->b, params);
+    }
+    const OSSL_PARAM *np = have_nonce_type() ? OSSL_PARAM_locate_const(params, NONCE_TYPE) : NULL;
+    unsigned nonce_type = 0;
+    if (np != NULL && !OSSL_PARAM_get_uint(np, &nonce_type)) {
+        return 0;
+    }
+    if (nonce_type != 0) {
+        return go_other(s, params);
     }
     const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST);
     if (p == NULL) {
@@ -291,6 +336,10 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
     if (s->b.other != NULL) {
         return mbp_other_sig_get_params(&s->b, params);
     }
+    if (have_nonce_type() && (p = OSSL_PARAM_locate(params, NONCE_TYPE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, 0)) {
+        return 0;
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
         !OSSL_PARAM_set_utf8_string(p, s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : "")) {
         return 0;
@@ -307,30 +356,48 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_PARAM settable[] = {
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
-    OSSL_PARAM_END,
+/* The parameter lists: [1] with nonce-type (OpenSSL 3.2 on); a delegated
+ * operation's are the other provider's. */
+static const OSSL_PARAM settable[2][4] = {
+    {
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+        OSSL_PARAM_END,
+    },
+    {
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+        OSSL_PARAM_uint(NONCE_TYPE, NULL),
+        OSSL_PARAM_END,
+    },
 };
 
-static const OSSL_PARAM gettable[] = {
-    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
-    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-    OSSL_PARAM_END,
+static const OSSL_PARAM gettable[2][4] = {
+    {
+        OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+        OSSL_PARAM_END,
+    },
+    {
+        OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+        OSSL_PARAM_uint(NONCE_TYPE, NULL),
+        OSSL_PARAM_END,
+    },
 };
 
 static const OSSL_PARAM *es_settable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return settable;
+    const struct ecsig *s = ctx;
+    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable[have_nonce_type()]);
 }
 
 static const OSSL_PARAM *es_gettable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return gettable;
+    const struct ecsig *s = ctx;
+    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable[have_nonce_type()]);
 }
 
 const OSSL_DISPATCH mbp_ecdsa_signature[] = {

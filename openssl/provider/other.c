@@ -187,3 +187,13 @@ int mbp_other_sig_dup(struct mbp_sigctx *copy, const struct mbp_sigctx *src)
     }
     return src->other == NULL || (copy->other = EVP_PKEY_CTX_dup(src->other)) != NULL;
 }
+
+const OSSL_PARAM *mbp_other_sig_settable(const struct mbp_sigctx *b, const OSSL_PARAM *ours)
+{
+    return b != NULL && b->other != NULL ? EVP_PKEY_CTX_settable_params(b->other) : ours;
+}
+
+const OSSL_PARAM *mbp_other_sig_gettable(const struct mbp_sigctx *b, const OSSL_PARAM *ours)
+{
+    return b != NULL && b->other != NULL ? EVP_PKEY_CTX_gettable_params(b->other) : ours;
+}

@@ -180,6 +180,10 @@ int mbp_other_sig_verify_final(struct mbp_sigctx *b, const unsigned char *sig, s
 int mbp_other_sig_set_params(struct mbp_sigctx *b, const OSSL_PARAM params[]);
 int mbp_other_sig_get_params(struct mbp_sigctx *b, OSSL_PARAM params[]);
 int mbp_other_sig_dup(struct mbp_sigctx *copy, const struct mbp_sigctx *src);
+/* mbp_other_sig_settable, _gettable: the delegated operation's parameter
+ * lists when b (may be NULL) has one, else ours. */
+const OSSL_PARAM *mbp_other_sig_settable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
+const OSSL_PARAM *mbp_other_sig_gettable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
 
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];

@@ -603,16 +603,16 @@ static const OSSL_PARAM gettable[] = {
 
 static const OSSL_PARAM *sig_settable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return settable;
+    const struct sig *s = ctx;
+    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable);
 }
 
 static const OSSL_PARAM *sig_gettable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return gettable;
+    const struct sig *s = ctx;
+    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable);
 }
 
 const OSSL_DISPATCH mbp_rsa_signature[] = {

@@ -12,7 +12,8 @@
 # 8). The counters prove mbcrypto signed. A serve setting that does not
 # parse keeps mbcrypto out, with a line on stderr (item 9). ECDSA takes and
 # refuses the digests the default provider of the version under test takes
-# and refuses, every one it lists. TAP on stdout.
+# and refuses, every one it lists; deterministic ECDSA (nonce-type) is the
+# default provider's signature byte for byte. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 certs
@@ -175,6 +176,25 @@ ecdsa_md_case() {
 }
 for md in "${digests[@]}"; do
     ecdsa_md_case "$md"
+done
+# Deterministic ECDSA (nonce-type 1, RFC 6979, from 3.2 on): the default
+# provider's signature byte for byte (mbcrypto's nonces are random, so it
+# passes these on); nonce-type 0 is mbcrypto's. 3.0 knows no nonce-type:
+# both refuse.
+head -c 32 "$scratch/data" > "$scratch/h32"
+for c in ec256 ec384; do
+    k=$K/$c.key
+    [ "$c" = ec384 ] && k=$scratch/ec384.key
+    SAME=1 cross "ecdsa-$c-deterministic-dgst" "" "" dgst -sha384 -sign "$k" \
+        -sigopt nonce-type:1 -out @OUT@ "$scratch/data" -- \
+        dgst -sha384 -verify "$scratch/$c.pub" -signature @IN@ "$scratch/data"
+    SAME=1 cross "ecdsa-$c-deterministic-pkeyutl" "" "" pkeyutl -sign -inkey "$k" \
+        -pkeyopt digest:sha256 -pkeyopt nonce-type:1 -in "$scratch/h32" -out @OUT@ -- \
+        pkeyutl -verify -pubin -inkey "$scratch/$c.pub" -pkeyopt digest:sha256 \
+        -in "$scratch/h32" -sigfile @IN@
+    cross "ecdsa-$c-nonce-type-0" "ops-ecdsa-sign>=1" "ops-ecdsa-verify>=1" dgst -sha256 \
+        -sign "$k" -sigopt nonce-type:0 -out @OUT@ "$scratch/data" -- \
+        dgst -sha256 -verify "$scratch/$c.pub" -signature @IN@ "$scratch/data"
 done
 
 quiet() { "$@" > /dev/null 2>&1; }
