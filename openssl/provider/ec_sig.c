@@ -356,48 +356,35 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
     return 1;
 }
 
-/* The parameter lists: [1] with nonce-type (OpenSSL 3.2 on); a delegated
- * operation's are the other provider's. */
-static const OSSL_PARAM settable[2][4] = {
-    {
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
-        OSSL_PARAM_END,
-    },
-    {
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
-        OSSL_PARAM_uint(NONCE_TYPE, NULL),
-        OSSL_PARAM_END,
-    },
+/* The parameter lists, nonce-type first: it is left out before OpenSSL 3.2
+ * by starting one further. A delegated operation's are the other
+ * provider's. */
+static const OSSL_PARAM settable[] = {
+    OSSL_PARAM_uint(NONCE_TYPE, NULL),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
+    OSSL_PARAM_END,
 };
 
-static const OSSL_PARAM gettable[2][4] = {
-    {
-        OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-        OSSL_PARAM_END,
-    },
-    {
-        OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
-        OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
-        OSSL_PARAM_uint(NONCE_TYPE, NULL),
-        OSSL_PARAM_END,
-    },
+static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_uint(NONCE_TYPE, NULL),
+    OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
+    OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
+    OSSL_PARAM_END,
 };
 
 static const OSSL_PARAM *es_settable_ctx_params(void *ctx, void *provctx)
 {
     (void)provctx;
     const struct ecsig *s = ctx;
-    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable[have_nonce_type()]);
+    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable + !have_nonce_type());
 }
 
 static const OSSL_PARAM *es_gettable_ctx_params(void *ctx, void *provctx)
 {
     (void)provctx;
     const struct ecsig *s = ctx;
-    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable[have_nonce_type()]);
+    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable + !have_nonce_type());
 }
 
 const OSSL_DISPATCH mbp_ecdsa_signature[] = {
