@@ -71,6 +71,16 @@ for k in rsa2048 rsa1024 rsapss ec256 ec384; do
 done
 cross req-csr-rsa2048-pss "ops-rsa-sign>=1" "ops-rsa-verify>=1" req -new -key "$d/rsa2048.key" \
     -subj /CN=pss -sigopt rsa_padding_mode:pss -out @OUT@ -- req -verify -noout -in @IN@
+# A new key and its self-signed certificate in one command.
+for nk in rsa:2048:"keys-rsa>=1 ops-rsa-sign>=1" rsa:1024:"keys-rsa-refused>=1" \
+    ec:P-384:"ops-ec-keygen>=1 ops-ecdsa-sign>=1" rsa-pss:2048:""; do
+    IFS=: read -r alg arg ctr <<< "$nk"
+    opt=(-newkey "$alg:$arg")
+    [ "$alg" = ec ] && opt=(-newkey ec -pkeyopt "ec_paramgen_curve:$arg")
+    [ "$alg" = rsa-pss ] && opt=(-newkey rsa-pss -pkeyopt "rsa_keygen_bits:$arg")
+    cross "req-newkey-$alg-$arg" "$ctr" "" req -x509 "${opt[@]}" -nodes -keyout "@OUT@.key" \
+        -subj "/CN=new-$alg" -days 1 -out @OUT@ -- verify -check_ss_sig -CAfile @IN@ @IN@
+done
 dflt req -new -key "$d/rsa2048.key" -subj /CN=leaf -out "$d/leaf.csr"
 # x509 -req: a CA of each kind signs the request.
 for k in rsa2048 rsa1024 ec256 ec384; do
@@ -132,6 +142,16 @@ cross cms-sign-rsa2048-pss "ops-rsa-sign>=1" "ops-rsa-verify>=1" cms -sign -node
     -in "$d/data" -signer "$d/rsa2048.crt" -inkey "$d/rsa2048.key" \
     -keyopt rsa_padding_mode:pss -outform DER -out @OUT@ -- \
     cms -verify -binary -inform DER -in @IN@ -CAfile "$d/rsa2048.crt" -out @PT@
+cross cms-sign-rsa1024-pss "" "" cms -sign -nodetach -binary -in "$d/data" \
+    -signer "$d/rsa1024.crt" -inkey "$d/rsa1024.key" -keyopt rsa_padding_mode:pss \
+    -outform DER -out @OUT@ -- \
+    cms -verify -binary -inform DER -in @IN@ -CAfile "$d/rsa1024.crt" -out @PT@
+for k in rsa2048 rsa1024; do
+    cross "cms-encrypt-gcm-oaep-$k" "ops-aes-gcm-encrypt>=1" "ops-aes-gcm-decrypt>=1" cms \
+        -encrypt -binary -aes-256-gcm -in "$d/data" -outform DER -out @OUT@ \
+        -recip "$d/$k.crt" -keyopt rsa_padding_mode:oaep -- cms -decrypt -binary -inform DER \
+        -in @IN@ -inkey "$d/$k.key" -recip "$d/$k.crt" -out @PT@
+done
 # AuthEnvelopedData (AES-256-GCM) and EnvelopedData (AES-256-CBC) to each
 # kind of recipient.
 for k in rsa2048 rsa1024 ec256 ec384 x25519; do
