@@ -2,7 +2,8 @@
 # tests: TAP output, loopback ports, the OpenSSL under test (3.0 of the
 # system, or 3.5 unpacked by tools/openssl35.sh), the flags that load
 # mbcrypto (provider or ENGINE) and its counters, openssl speed and
-# s_server/s_client cases, cleanup.
+# s_server/s_client cases, cleanup; the README's openssl.cnf against the
+# default provider alone (system_cnfs, run_prog, run, both, cross).
 #
 # Environment (set by tests/meson.build): MBC_PROVIDER_DIR (the directory of
 # the provider's mbcrypto.so), MBC_ENGINE_DIR (the ENGINE's), MBC_TEST_CERTS
