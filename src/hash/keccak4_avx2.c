@@ -1,0 +1,105 @@
+/*
+ * keccak4_avx2.c - four Keccak-f[1600] states side by side on AVX2: state
+ * lane j of sponge i is 64-bit element i of ymm j (struct mbc_keccak4), so
+ * every step of keccak.c's permutation is one ymm operation for four
+ * sponges. Compiled with -mavx2 (this object only); called only when the
+ * CPU has MBC_CPU_AVX2. The same rounds as keccak.c, digit for digit.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "keccak.h"
+
+/* rol4: each 64-bit element rotated left by n (a constant after
+ * unrolling); 8 and 56 are byte shuffles. */
+static inline __m256i rol4(__m256i x, unsigned n)
+{
+    if (n == 0) {
+        return x;
+    }
+    if (n == 8) {
+        const __m256i r8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7,
+                                            0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14);
+        return _mm256_shuffle_epi8(x, r8);
+    }
+    if (n == 56) {
+        const __m256i r56 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8,
+                                             1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
+        return _mm256_shuffle_epi8(x, r56);
+    }
+    return _mm256_or_si256(_mm256_slli_epi64(x, (int)n), _mm256_srli_epi64(x, (int)(64 - n)));
+}
+
+void mbc_keccak4_f1600_avx2(uint64_t st[25][4])
+{
+    __m256i s[25];
+#pragma GCC unroll 25
+    for (unsigned i = 0; i < 25; i++) {
+        s[i] = _mm256_loadu_si256((const __m256i *)st[i]);
+    }
+    for (unsigned round = 0; round < 24; round++) {
+        __m256i c[5], b[25];
+#pragma GCC unroll 5
+        for (unsigned x = 0; x < 5; x++) {
+            c[x] = _mm256_xor_si256(
+                _mm256_xor_si256(s[x], s[x + 5]),
+                _mm256_xor_si256(_mm256_xor_si256(s[x + 10], s[x + 15]), s[x + 20]));
+        }
+#pragma GCC unroll 5
+        for (unsigned x = 0; x < 5; x++) {
+            const __m256i d = _mm256_xor_si256(c[(x + 4) % 5], rol4(c[(x + 1) % 5], 1));
+#pragma GCC unroll 5
+            for (unsigned y = 0; y < 25; y += 5) {
+                s[x + y] = _mm256_xor_si256(s[x + y], d);
+            }
+        }
+#pragma GCC unroll 25
+        for (unsigned i = 0; i < 25; i++) {
+            b[mbc_keccak_pi[i]] = rol4(s[i], mbc_keccak_rho[i]);
+        }
+#pragma GCC unroll 5
+        for (unsigned y = 0; y < 25; y += 5) {
+#pragma GCC unroll 5
+            for (unsigned x = 0; x < 5; x++) {
+                s[x + y] = _mm256_xor_si256(
+                    b[x + y], _mm256_andnot_si256(b[(x + 1) % 5 + y], b[(x + 2) % 5 + y]));
+            }
+        }
+        s[0] = _mm256_xor_si256(s[0], _mm256_set1_epi64x((long long)mbc_keccak_rc[round]));
+    }
+#pragma GCC unroll 25
+    for (unsigned i = 0; i < 25; i++) {
+        _mm256_storeu_si256((__m256i *)st[i], s[i]);
+    }
+}
+
+void mbc_shake4_absorb_avx2(struct mbc_keccak4 *k, unsigned rate, const uint8_t *const in[4],
+                            size_t len, uint8_t dom)
+{
+    memset(k->s, 0, sizeof(k->s));
+    k->rate = rate;
+    for (unsigned i = 0; i < 4; i++) {
+        uint8_t block[200] = {0};
+        memcpy(block, in[i], len);
+        block[len] ^= dom;
+        block[rate - 1] ^= 0x80;
+        for (unsigned j = 0; j < rate / 8; j++) {
+            memcpy(&k->s[j][i], block + 8 * j, 8);
+        }
+        memset(block, 0, sizeof(block));
+        __asm__ __volatile__("" : : "r"(block) : "memory");
+    }
+}
+
+void mbc_shake4_squeeze_avx2(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks)
+{
+    const unsigned words = k->rate / 8;
+    for (size_t b = 0; b < nblocks; b++) {
+        mbc_keccak4_f1600_avx2(k->s);
+        for (unsigned j = 0; j < words; j++) {
+            for (unsigned i = 0; i < 4; i++) {
+                memcpy(out[i] + b * k->rate + 8 * j, &k->s[j][i], 8);
+            }
+        }
+    }
+}
