@@ -1,0 +1,72 @@
+/*
+ * mlkem_impl.c - the ML-KEM implementations, their selection, and the
+ * portable hashing kernels (one SHAKE stream at a time).
+ */
+#include "../hash/keccak.h"
+#include "mlkem_internal.h"
+
+/* SAMPLE_BLOCKS: the SHAKE128 blocks squeezed before the first rejection
+ * pass: 504 bytes give 336 candidates, of which 256 pass (each with
+ * probability q / 4096) almost always; more blocks follow when not. */
+#define SAMPLE_BLOCKS 3
+
+void mbc_mlkem_sample_ntt_c(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t buf[SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+        struct mbc_keccak k;
+        mbc_keccak_init(&k, MBC_SHAKE128_RATE);
+        mbc_keccak_absorb(&k, seed[i], 34);
+        mbc_keccak_finish(&k, 0x1F);
+        mbc_keccak_squeeze(&k, buf, sizeof(buf));
+        unsigned done = mbc_mlkem_rej(out[i], 0, buf, sizeof(buf));
+        while (done < MLKEM_N) {
+            mbc_keccak_squeeze(&k, buf, MBC_SHAKE128_RATE);
+            done = mbc_mlkem_rej(out[i], done, buf, MBC_SHAKE128_RATE);
+        }
+    }
+}
+
+void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
+                            unsigned eta)
+{
+    uint8_t buf[64 * 3];
+    for (unsigned i = 0; i < n; i++) {
+        mbc_shake256(buf, 64 * eta, seed[i], 33);
+        mbc_mlkem_cbd(out[i], buf, eta);
+    }
+    mbc_memzero(buf, sizeof(buf));
+}
+
+/* The portable implementation: every CPU. */
+const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
+    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = MBC_LANES, .fast_ops = 0},
+             .needs = 0},
+    .sample_ntt = mbc_mlkem_sample_ntt_c,
+    .sample_cbd = mbc_mlkem_sample_cbd_c,
+};
+
+#if MBC_HAVE_AVX2
+/* AVX2: the matrix entries and the noise of every request of a batch four
+ * streams at a time on the 4-way Keccak (mlkem_avx2.c). */
+static const struct mbc_mlkem_impl mlkem_avx2 = {
+    .base = {.info = {.name = "avx2", .tier = MBC_TIER_VECTOR, .lanes = MBC_LANES, .fast_ops = 0},
+             .needs = MBC_CPU_AVX2},
+    .sample_ntt = mbc_mlkem_sample_ntt_avx2,
+    .sample_cbd = mbc_mlkem_sample_cbd_avx2,
+};
+#endif
+
+/* The implementations, fastest first. */
+static const struct mbc_mlkem_impl *const mlkem_impls[] = {
+#if MBC_HAVE_AVX2
+    &mlkem_avx2,
+#endif
+    &mbc_mlkem_impl_c,
+};
+MBC_IMPL_TABLE(mbc_mlkem_impl_table, mlkem_impls);
+
+const struct mbc_mlkem_impl *mbc_mlkem_impl_for(uint64_t features)
+{
+    return mbc_impl_pick(&mbc_mlkem_impl_table, features);
+}
