@@ -1041,7 +1041,21 @@ typedef enum mbc_job_op {
     /* A new key pair (mbc_x25519_keygen). No key, no input. out: the
      * private scalar, out_len >= 32; out2: its public key, out2_len >= 32.
      * out and out2 must not overlap. */
-    MBC_OP_X25519_KEYGEN = 9
+    MBC_OP_X25519_KEYGEN = 9,
+    /* A new ML-KEM-768 key pair (mbc_mlkem_keygen). No key, no input.
+     * out: the encapsulation key, out_len >= 1184; out2: the decapsulation
+     * key, out2_len >= 2400. */
+    MBC_OP_MLKEM768_KEYGEN = 10,
+    /* ML-KEM-768 encapsulation (mbc_mlkem_encaps, random m). No key. in:
+     * the encapsulation key, in_len == 1184; out: the ciphertext, out_len
+     * >= 1088; out2: the shared secret, out2_len >= 32. An ek failing the
+     * modulus check completes with MBC_ERR_BAD_PARAM. */
+    MBC_OP_MLKEM768_ENCAPS = 11,
+    /* ML-KEM-768 decapsulation (mbc_mlkem_decaps). No key object: in: the
+     * ciphertext, in_len == 1088; in2: the decapsulation key, in2_len ==
+     * 2400; out: the shared secret, out_len >= 32. A dk failing the hash
+     * check completes with MBC_ERR_BAD_PARAM. */
+    MBC_OP_MLKEM768_DECAPS = 12
 } mbc_job_op;
 
 /*
