@@ -44,10 +44,12 @@ static void mat_acc(const struct mbc_mlkem_impl *impl, unsigned k, struct mlkem_
     for (unsigned c = 0; c < MAT_CHUNK; c++) {
         outs[c] = mat[c];
     }
+    /* the entries in the order (s, i, j), counted without division (the
+     * scan of the built objects allows no div instruction) */
+    unsigned s = 0, i = 0, j = 0;
     for (unsigned e0 = 0; e0 < total; e0 += MAT_CHUNK) {
         const unsigned cnt = total - e0 < MAT_CHUNK ? total - e0 : MAT_CHUNK;
         for (unsigned c = 0; c < cnt; c++) {
-            const unsigned e = e0 + c, s = e / (k * k), i = e / k % k, j = e % k;
             memcpy(seed[c], st[s].rho, 32);
             /* A[i][j] = SampleNTT(rho || j || i); the transpose's [i][j] is
              * A[j][i] */
@@ -56,6 +58,13 @@ static void mat_acc(const struct mbc_mlkem_impl *impl, unsigned k, struct mlkem_
             who[c][0] = s;
             who[c][1] = i;
             who[c][2] = j;
+            if (++j == k) {
+                j = 0;
+                if (++i == k) {
+                    i = 0;
+                    s++;
+                }
+            }
         }
         impl->sample_ntt(outs, (const uint8_t(*)[34])seed, cnt);
         for (unsigned c = 0; c < cnt; c++) {
