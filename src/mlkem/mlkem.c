@@ -106,7 +106,10 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
         mbc_sha3_512(st[s].rk, dk_in, 33);
         mbc_memzero(dk_in, sizeof(dk_in));
         memcpy(st[s].m, req[s].seed + 32, 32);
+        /* rho is public (it is part of ek): the matrix sampling may branch
+         * on its stream */
         memcpy(st[s].rho, st[s].rk, 32);
+        mbc_declassify(st[s].rho, 32);
         sigma[s] = st[s].rk + 32;
         for (unsigned i = 0; i < k; i++) {
             rows[s * k + i] = st[s].a[i];
