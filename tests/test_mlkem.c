@@ -49,6 +49,46 @@ static void test_compress(void **state)
     }
 }
 
+/* The AVX2 polynomial kernels give poly.c's bits, on random inputs at the
+ * bounds of their contracts. */
+static void test_poly_avx2(void **state)
+{
+    (void)state;
+#if MBC_HAVE_AVX2
+    if ((mbc_cpu_features() & MBC_CPU_AVX2) == 0) {
+        skip();
+    }
+    for (size_t iter = 0; iter < mbt_scale(2000); iter++) {
+        int16_t a[MLKEM_N], b[MLKEM_N], c[MLKEM_N], x[MLKEM_N], y[MLKEM_N];
+        for (unsigned j = 0; j < MLKEM_N; j++) {
+            const uint64_t r = mbt_rand();
+            /* NTT and basemul inputs |a| < 2^12; invNTT < 2^14 */
+            a[j] = (int16_t)((int)(r % 8191) - 4095);
+            b[j] = (int16_t)((int)((r >> 16) % 8191) - 4095);
+            c[j] = (int16_t)((int)((r >> 32) % 32767) - 16383);
+        }
+        memcpy(x, a, sizeof(a));
+        memcpy(y, a, sizeof(a));
+        mbc_mlkem_ntt(x);
+        mbc_mlkem_ntt_avx2(y);
+        assert_memory_equal(x, y, sizeof(x));
+        memcpy(x, c, sizeof(c));
+        memcpy(y, c, sizeof(c));
+        mbc_mlkem_invntt(x);
+        mbc_mlkem_invntt_avx2(y);
+        assert_memory_equal(x, y, sizeof(x));
+        for (unsigned j = 0; j < MLKEM_N; j++) {
+            x[j] = y[j] = (int16_t)(c[j] / 4);
+        }
+        mbc_mlkem_basemul_acc(x, a, b);
+        mbc_mlkem_basemul_acc_avx2(y, a, b);
+        assert_memory_equal(x, y, sizeof(x));
+    }
+#else
+    skip();
+#endif
+}
+
 /* each_test: calls fn on every test of file. */
 static void each_test(const char *file, void (*fn)(const json_t *t, int valid), size_t *count)
 {
@@ -589,6 +629,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compress),
+        cmocka_unit_test(test_poly_avx2),
         IMPL_TESTS(test_wycheproof_keygen),
         IMPL_TESTS(test_wycheproof_decaps_seed),
         IMPL_TESTS(test_wycheproof_encaps),

@@ -69,7 +69,7 @@ static void mat_acc(const struct mbc_mlkem_impl *impl, unsigned k, struct mlkem_
         impl->sample_ntt(outs, (const uint8_t(*)[34])seed, cnt);
         for (unsigned c = 0; c < cnt; c++) {
             struct mlkem_state *t = &st[who[c][0]];
-            mbc_mlkem_basemul_acc(t->b[who[c][1]], mat[c], t->a[who[c][2]]);
+            impl->basemul_acc(t->b[who[c][1]], mat[c], t->a[who[c][2]]);
         }
     }
 }
@@ -120,7 +120,7 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
     prf_batch(impl, rows, sigma, n, k, 0, p->eta1);
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_ntt(st[s].a[i]);
+            impl->ntt(st[s].a[i]);
         }
     }
     /* t = A s */
@@ -137,7 +137,7 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
     for (unsigned s = 0; s < n; s++) {
         uint8_t *ek = req[s].ek, *dk = req[s].dk;
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_ntt(st[s].a[i]);
+            impl->ntt(st[s].a[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
             mbc_mlkem_encode12(ek + 384 * i, st[s].b[i]);
         }
@@ -179,12 +179,12 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
     for (unsigned s = 0; s < n; s++) {
         int good = 1;
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_ntt(st[s].a[i]);
+            impl->ntt(st[s].a[i]);
         }
         /* v' = t^T y, t decoded row by row (the modulus check on the way) */
         for (unsigned i = 0; i < k; i++) {
             good &= mbc_mlkem_decode12(st[s].d, ek[s] + 384 * i);
-            mbc_mlkem_basemul_acc(st[s].c, st[s].d, st[s].a[i]);
+            impl->basemul_acc(st[s].c, st[s].d, st[s].a[i]);
         }
         ok |= (unsigned)good << s;
     }
@@ -201,11 +201,11 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
             mbc_mlkem_reduce(st[s].b[i]);
-            mbc_mlkem_invntt(st[s].b[i]);
+            impl->invntt(st[s].b[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
         }
         mbc_mlkem_reduce(st[s].c);
-        mbc_mlkem_invntt(st[s].c);
+        impl->invntt(st[s].c);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         /* + Decompress_1(m) */
         mbc_mlkem_decode_decompress(st[s].d, st[s].m, 1);
@@ -264,15 +264,15 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
         /* m' = Decrypt(dk_PKE, c): w = v - s^T NTT(u) */
         for (unsigned i = 0; i < k; i++) {
             mbc_mlkem_decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
-            mbc_mlkem_ntt(st[s].b[i]);
+            impl->ntt(st[s].b[i]);
         }
         memset(st[s].d, 0, sizeof(st[s].d));
         for (unsigned i = 0; i < k; i++) {
             mbc_mlkem_decode12(st[s].a[i], dk + 384 * i);
-            mbc_mlkem_basemul_acc(st[s].d, st[s].a[i], st[s].b[i]);
+            impl->basemul_acc(st[s].d, st[s].a[i], st[s].b[i]);
         }
         mbc_mlkem_reduce(st[s].d);
-        mbc_mlkem_invntt(st[s].d);
+        impl->invntt(st[s].d);
         mbc_mlkem_decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
         mbc_mlkem_sub(st[s].c, st[s].c, st[s].d);
         mbc_mlkem_compress_encode(st[s].m, st[s].c, 1);

@@ -1,10 +1,13 @@
 /*
- * mlkem_avx2.c - the AVX2 hashing kernels of ML-KEM: SampleNTT and the
- * noise PRF four streams at a time on the 4-way Keccak (keccak4_avx2.c).
- * A last group of fewer than four streams hashes copies of its first
- * stream in the idle slots, into scratch. Compiled with -mavx2 (this object
- * only); selected only when the CPU has MBC_CPU_AVX2.
+ * mlkem_avx2.c - the AVX2 kernels of ML-KEM: SampleNTT and the noise PRF
+ * four streams at a time on the 4-way Keccak (keccak4_avx2.c; a last group
+ * of fewer than four streams hashes copies of its first stream in the idle
+ * slots, into scratch), and the NTT, its inverse and the base
+ * multiplication on 16 coefficients at a time: poly.c's multiplications and
+ * reductions, lane by lane, so the results are its bits. Compiled with
+ * -mavx2 (this object only); selected only when the CPU has MBC_CPU_AVX2.
  */
+#include <immintrin.h>
 #include <string.h>
 
 #include "../hash/keccak.h"
@@ -67,4 +70,153 @@ void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], 
     }
     mbc_memzero(buf, sizeof(buf));
     mbc_memzero(spare, sizeof(spare));
+}
+
+/* ---- polynomial arithmetic ------------------------------------------------ */
+
+#include "zetas_avx2.h"
+
+/* fqmul16: a b R^-1 mod q per lane, in (-q, q): poly.c's fqmul (the low
+ * halves of a b and t q are equal, so the high halves' difference is the
+ * exact shift). */
+static inline __m256i fqmul16(__m256i a, __m256i b)
+{
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i qinv = _mm256_set1_epi16((short)62209);
+    const __m256i lo = _mm256_mullo_epi16(a, b);
+    const __m256i hi = _mm256_mulhi_epi16(a, b);
+    const __m256i t = _mm256_mulhi_epi16(_mm256_mullo_epi16(lo, qinv), q);
+    return _mm256_sub_epi16(hi, t);
+}
+
+/* barrett16: poly.c's barrett per lane: a - q ((20159 a + 2^25) >> 26),
+ * the shift taken as ((20159 a) >> 16 + 2^9) >> 10 (the same floor). */
+static inline __m256i barrett16(__m256i a)
+{
+    const __m256i v = _mm256_set1_epi16(20159);
+    const __m256i r = _mm256_set1_epi16(1 << 9);
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i t = _mm256_srai_epi16(_mm256_add_epi16(_mm256_mulhi_epi16(a, v), r), 10);
+    return _mm256_sub_epi16(a, _mm256_mullo_epi16(t, q));
+}
+
+/* fwd: the forward butterfly of tops x and bottoms y with zetas z. */
+static inline void fwd(__m256i *x, __m256i *y, __m256i z)
+{
+    const __m256i t = fqmul16(z, *y);
+    *y = _mm256_sub_epi16(*x, t);
+    *x = _mm256_add_epi16(*x, t);
+}
+
+/* inv: the inverse butterfly. */
+static inline void inv(__m256i *x, __m256i *y, __m256i z)
+{
+    const __m256i t = *x;
+    *x = barrett16(_mm256_add_epi16(t, *y));
+    *y = fqmul16(z, _mm256_sub_epi16(*y, t));
+}
+
+#define ZV(tab, b) _mm256_load_si256((const __m256i *)(tab)[b])
+#define ZB(i) _mm256_set1_epi16(mbc_mlkem_zetas[i])
+#define SWAP_UNITS _MM_SHUFFLE(3, 1, 2, 0)
+
+void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N])
+{
+    __m256i v[16];
+    for (unsigned i = 0; i < 16; i++) {
+        v[i] = _mm256_loadu_si256((const __m256i *)(a + 16 * i));
+    }
+    /* len 128, 64, 32, 16: whole vectors, one zeta per group */
+    for (unsigned len = 8, k = 1; len >= 1; len >>= 1) {
+        for (unsigned start = 0; start < 16; start += 2 * len, k++) {
+            const __m256i z = ZB(k);
+            for (unsigned j = start; j < start + len; j++) {
+                fwd(&v[j], &v[j + len], z);
+            }
+        }
+    }
+    /* len 8, 4, 2: per block of 32 coefficients (v[2b], v[2b+1]) */
+    for (unsigned b = 0; b < 8; b++) {
+        __m256i A = v[2 * b], B = v[2 * b + 1];
+        __m256i x = _mm256_permute2x128_si256(A, B, 0x20),
+                y = _mm256_permute2x128_si256(A, B, 0x31);
+        fwd(&x, &y, ZV(zeta_fwd8, b));
+        A = _mm256_permute2x128_si256(x, y, 0x20);
+        B = _mm256_permute2x128_si256(x, y, 0x31);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        fwd(&x, &y, ZV(zeta_fwd4, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        fwd(&x, &y, ZV(zeta_fwd2, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        _mm256_storeu_si256((__m256i *)(a + 32 * b), barrett16(A));
+        _mm256_storeu_si256((__m256i *)(a + 32 * b + 16), barrett16(B));
+    }
+}
+
+void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N])
+{
+    __m256i v[16];
+    /* len 2, 4, 8: per block of 32 coefficients */
+    for (unsigned b = 0; b < 8; b++) {
+        __m256i A =
+            _mm256_shuffle_epi32(_mm256_loadu_si256((const __m256i *)(a + 32 * b)), SWAP_UNITS);
+        __m256i B = _mm256_shuffle_epi32(_mm256_loadu_si256((const __m256i *)(a + 32 * b + 16)),
+                                         SWAP_UNITS);
+        __m256i x = _mm256_unpacklo_epi64(A, B), y = _mm256_unpackhi_epi64(A, B);
+        inv(&x, &y, ZV(zeta_inv2, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        inv(&x, &y, ZV(zeta_inv4, b));
+        A = _mm256_unpacklo_epi64(x, y);
+        B = _mm256_unpackhi_epi64(x, y);
+        x = _mm256_permute2x128_si256(A, B, 0x20);
+        y = _mm256_permute2x128_si256(A, B, 0x31);
+        inv(&x, &y, ZV(zeta_inv8, b));
+        v[2 * b] = _mm256_permute2x128_si256(x, y, 0x20);
+        v[2 * b + 1] = _mm256_permute2x128_si256(x, y, 0x31);
+    }
+    /* len 16, 32, 64, 128: whole vectors; group g of len uses zetas[256 /
+     * len - 1 - g] */
+    for (unsigned len = 1, top = 15; len <= 8; len <<= 1, top >>= 1) {
+        unsigned g = 0;
+        for (unsigned start = 0; start < 16; start += 2 * len, g++) {
+            const __m256i z = ZB(top - g); /* top = 16 / len - 1, no division */
+            for (unsigned j = start; j < start + len; j++) {
+                inv(&v[j], &v[j + len], z);
+            }
+        }
+    }
+    const __m256i f = _mm256_set1_epi16(1441);
+    for (unsigned i = 0; i < 16; i++) {
+        _mm256_storeu_si256((__m256i *)(a + 16 * i), fqmul16(v[i], f));
+    }
+}
+
+void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
+                                const int16_t b[MLKEM_N])
+{
+    /* swap the two int16 of each 32-bit unit */
+    const __m256i swap = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2,
+                                          3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    for (unsigned i = 0; i < 16; i++) {
+        const __m256i va = _mm256_loadu_si256((const __m256i *)(a + 16 * i));
+        const __m256i vb = _mm256_loadu_si256((const __m256i *)(b + 16 * i));
+        const __m256i vr = _mm256_loadu_si256((const __m256i *)(r + 16 * i));
+        const __m256i z = _mm256_load_si256((const __m256i *)zeta_basemul[i]);
+        /* p = (a0 b0, a1 b1), s = (a0 b1, a1 b0) per pair */
+        const __m256i p = fqmul16(va, vb);
+        const __m256i s = fqmul16(va, _mm256_shuffle_epi8(vb, swap));
+        /* even: fqmul(a1 b1, zeta) + a0 b0; odd: a0 b1 + a1 b0 */
+        const __m256i even = _mm256_add_epi16(fqmul16(_mm256_srli_epi32(p, 16), z), p);
+        const __m256i odd = _mm256_add_epi16(s, _mm256_slli_epi32(s, 16));
+        _mm256_storeu_si256((__m256i *)(r + 16 * i),
+                            _mm256_add_epi16(vr, _mm256_blend_epi16(even, odd, 0xAA)));
+    }
 }

@@ -44,16 +44,23 @@ const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
              .needs = 0},
     .sample_ntt = mbc_mlkem_sample_ntt_c,
     .sample_cbd = mbc_mlkem_sample_cbd_c,
+    .ntt = mbc_mlkem_ntt,
+    .invntt = mbc_mlkem_invntt,
+    .basemul_acc = mbc_mlkem_basemul_acc,
 };
 
 #if MBC_HAVE_AVX2
 /* AVX2: the matrix entries and the noise of every request of a batch four
- * streams at a time on the 4-way Keccak (mlkem_avx2.c). */
+ * streams at a time on the 4-way Keccak, the NTTs and base multiplications
+ * on 16 coefficients at a time (mlkem_avx2.c). */
 static const struct mbc_mlkem_impl mlkem_avx2 = {
     .base = {.info = {.name = "avx2", .tier = MBC_TIER_VECTOR, .lanes = MBC_LANES, .fast_ops = 0},
              .needs = MBC_CPU_AVX2},
     .sample_ntt = mbc_mlkem_sample_ntt_avx2,
     .sample_cbd = mbc_mlkem_sample_cbd_avx2,
+    .ntt = mbc_mlkem_ntt_avx2,
+    .invntt = mbc_mlkem_invntt_avx2,
+    .basemul_acc = mbc_mlkem_basemul_acc_avx2,
 };
 #endif
 

@@ -35,6 +35,9 @@ const struct mlkem_params *mbc_mlkem_params(unsigned param);
 
 /* ---- poly.c: the arithmetic (bounds in absolute value) ---------------- */
 
+/* mbc_mlkem_zetas: 17^brv7(i) R mod q, centred (tools/gen_mlkem_zetas.py). */
+extern const int16_t mbc_mlkem_zetas[128];
+
 /* NTT (FIPS 203 algorithm 9) in place: input |a| < 2^12 (after decoding,
  * before any reduction: 4095 is the largest value a decoded byte string
  * gives), output |a| < q (reduced). */
@@ -94,6 +97,11 @@ struct mbc_mlkem_impl {
     struct mbc_impl_base base;
     void (*sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
     void (*sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], unsigned n, unsigned eta);
+    /* the NTT, its inverse and the base multiplication, with poly.c's
+     * contracts and bit for bit its results */
+    void (*ntt)(int16_t a[MLKEM_N]);
+    void (*invntt)(int16_t a[MLKEM_N]);
+    void (*basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N], const int16_t b[MLKEM_N]);
 };
 
 extern const struct mbc_mlkem_impl mbc_mlkem_impl_c;
@@ -109,6 +117,12 @@ void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], uns
 void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                                unsigned eta);
+/* The AVX2 polynomial kernels (mlkem_avx2.c): poly.c's operations, the same
+ * multiplications and reductions on 16 coefficients at a time. */
+void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N]);
+void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N]);
+void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
+                                const int16_t b[MLKEM_N]);
 
 /* ---- mlkem.c: the batch algorithms ------------------------------------- */
 
