@@ -136,6 +136,24 @@ void mbc_mlkem_sub(int16_t r[MLKEM_N], const int16_t a[MLKEM_N], const int16_t b
  * order (ByteEncode_d), 32 d bytes. The loop depends on d only. */
 static void pack(uint8_t *out, const uint16_t v[MLKEM_N], unsigned d)
 {
+    if (d == 12) {
+        for (unsigned j = 0; j < MLKEM_N; j += 2, out += 3) {
+            out[0] = (uint8_t)v[j];
+            out[1] = (uint8_t)((v[j] >> 8) | (v[j + 1] << 4));
+            out[2] = (uint8_t)(v[j + 1] >> 4);
+        }
+        return;
+    }
+    if (d == 10) {
+        for (unsigned j = 0; j < MLKEM_N; j += 4, out += 5) {
+            const uint64_t w = (uint64_t)v[j] | (uint64_t)v[j + 1] << 10 |
+                               (uint64_t)v[j + 2] << 20 | (uint64_t)v[j + 3] << 30;
+            for (unsigned b = 0; b < 5; b++) {
+                out[b] = (uint8_t)(w >> (8 * b));
+            }
+        }
+        return;
+    }
     uint64_t acc = 0;
     unsigned bits = 0;
     for (unsigned j = 0; j < MLKEM_N; j++) {
@@ -152,6 +170,25 @@ static void pack(uint8_t *out, const uint16_t v[MLKEM_N], unsigned d)
 /* unpack: ByteDecode_d without the final reduction: 256 values of d bits. */
 static void unpack(uint16_t v[MLKEM_N], const uint8_t *in, unsigned d)
 {
+    if (d == 12) {
+        for (unsigned j = 0; j < MLKEM_N; j += 2, in += 3) {
+            v[j] = (uint16_t)((in[0] | in[1] << 8) & 0xFFF);
+            v[j + 1] = (uint16_t)((in[1] >> 4) | in[2] << 4);
+        }
+        return;
+    }
+    if (d == 10) {
+        for (unsigned j = 0; j < MLKEM_N; j += 4, in += 5) {
+            uint64_t w = 0;
+            for (unsigned b = 0; b < 5; b++) {
+                w |= (uint64_t)in[b] << (8 * b);
+            }
+            for (unsigned t = 0; t < 4; t++) {
+                v[j + t] = (uint16_t)((w >> (10 * t)) & 0x3FF);
+            }
+        }
+        return;
+    }
     uint64_t acc = 0;
     unsigned bits = 0;
     const uint64_t mask = (1u << d) - 1u;
@@ -246,7 +283,18 @@ void mbc_mlkem_cbd(int16_t a[MLKEM_N], const uint8_t *buf, unsigned eta)
 
 unsigned mbc_mlkem_rej(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len)
 {
-    for (size_t i = 0; i + 3 <= len && done < MLKEM_N; i += 3) {
+    size_t i = 0;
+    /* while two more values fit: store both candidates, advance past those
+     * below q (no branch per candidate; the stream is public anyway) */
+    for (; i + 3 <= len && done + 2 <= MLKEM_N; i += 3) {
+        const uint16_t d1 = (uint16_t)(buf[i] | ((buf[i + 1] & 0x0F) << 8));
+        const uint16_t d2 = (uint16_t)((buf[i + 1] >> 4) | (buf[i + 2] << 4));
+        a[done] = (int16_t)d1;
+        done += d1 < Q;
+        a[done] = (int16_t)d2;
+        done += d2 < Q;
+    }
+    for (; i + 3 <= len && done < MLKEM_N; i += 3) {
         const uint16_t d1 = (uint16_t)(buf[i] | ((buf[i + 1] & 0x0F) << 8));
         const uint16_t d2 = (uint16_t)((buf[i + 1] >> 4) | (buf[i + 2] << 4));
         if (d1 < Q) {
