@@ -155,3 +155,10 @@ void mbc_shake256(uint8_t *out, size_t out_len, const uint8_t *in, size_t len)
 {
     one_shot(MBC_SHAKE256_RATE, 0x1F, out, out_len, in, len);
 }
+
+void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate)
+{
+    for (unsigned i = 0; i < n; i++) {
+        one_shot(rate, t[i].dom, t[i].out, t[i].out_len, t[i].in, t[i].len);
+    }
+}

@@ -76,6 +76,24 @@ void mbc_shake128(uint8_t *out, size_t out_len, const uint8_t *in, size_t len);
 void mbc_shake256(uint8_t *out, size_t out_len, const uint8_t *in, size_t len);
 
 /*
+ * mbc_hash_task: one fixed-output sponge: out = the first out_len bytes
+ * (out_len <= the rate) of the sponge of the call's rate over the len bytes
+ * at in, with domain byte dom (0x06 SHA-3, 0x1F SHAKE).
+ * mbc_keccak_hash_c: the n tasks one by one; mbc_keccak4_hash_avx2: four
+ * at a time on the 4-way permutation (a task may have fewer blocks than its
+ * group's others: its output is taken after its own last block).
+ */
+struct mbc_hash_task {
+    const uint8_t *in;
+    size_t len;
+    uint8_t *out;
+    size_t out_len;
+    uint8_t dom;
+};
+void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+void mbc_keccak4_hash_avx2(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+
+/*
  * The 4-way functions (keccak4_avx2.c, only with MBC_HAVE_AVX2; the caller
  * checks MBC_CPU_AVX2). mbc_keccak4: four sponges, sponge i in 64-bit lane
  * i of s[j] (j = x + 5 y), all of one rate.

@@ -103,3 +103,56 @@ void mbc_shake4_squeeze_avx2(struct mbc_keccak4 *k, uint8_t *const out[4], size_
         }
     }
 }
+
+void mbc_keccak4_hash_avx2(const struct mbc_hash_task *t, unsigned n, unsigned rate)
+{
+    uint8_t block[200];
+    for (unsigned g = 0; g < n; g += 4) {
+        const unsigned m = n - g < 4 ? n - g : 4;
+        size_t blocks[4] = {0}, most = 0;
+        for (unsigned i = 0; i < m; i++) {
+            /* the padding needs a byte: len / rate + 1 blocks (counted
+             * without division: the scan of the built objects allows none) */
+            blocks[i] = 1;
+            for (size_t rem = t[g + i].len; rem >= rate; rem -= rate) {
+                blocks[i]++;
+            }
+            most = blocks[i] > most ? blocks[i] : most;
+        }
+        struct mbc_keccak4 k;
+        memset(k.s, 0, sizeof(k.s));
+        for (size_t b = 0; b < most; b++) {
+            for (unsigned i = 0; i < m; i++) {
+                const struct mbc_hash_task *ti = &t[g + i];
+                if (b >= blocks[i]) {
+                    continue; /* finished: its output is out */
+                }
+                const size_t off = b * rate;
+                const size_t take = ti->len - off < rate ? ti->len - off : rate;
+                memset(block, 0, rate);
+                memcpy(block, ti->in + off, take);
+                if (b + 1 == blocks[i]) {
+                    block[take] ^= ti->dom;
+                    block[rate - 1] ^= 0x80;
+                }
+                for (unsigned j = 0; j < rate / 8; j++) {
+                    uint64_t w;
+                    memcpy(&w, block + 8 * j, 8);
+                    k.s[j][i] ^= w;
+                }
+            }
+            mbc_keccak4_f1600_avx2(k.s);
+            for (unsigned i = 0; i < m; i++) {
+                if (b + 1 == blocks[i]) {
+                    for (size_t j = 0; j < t[g + i].out_len; j++) {
+                        t[g + i].out[j] = (uint8_t)(k.s[j / 8][i] >> (8 * (j % 8)));
+                    }
+                }
+            }
+        }
+        memset(&k, 0, sizeof(k));
+        __asm__ __volatile__("" : : "r"(&k) : "memory");
+    }
+    memset(block, 0, sizeof(block));
+    __asm__ __volatile__("" : : "r"(block) : "memory");
+}

@@ -98,13 +98,15 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
     const unsigned k = p->k;
     int16_t *rows[MBC_LANES * MLKEM_MAXK] = {NULL};
     const uint8_t *sigma[MBC_LANES] = {NULL};
+    struct mbc_hash_task t[2 * MBC_LANES] = {{0}};
     for (unsigned s = 0; s < n; s++) {
         /* (rho, sigma) = G(d || k) */
-        uint8_t dk_in[33];
-        memcpy(dk_in, req[s].seed, 32);
-        dk_in[32] = (uint8_t)k;
-        mbc_sha3_512(st[s].rk, dk_in, 33);
-        mbc_memzero(dk_in, sizeof(dk_in));
+        memcpy(st[s].in, req[s].seed, 32);
+        st[s].in[32] = (uint8_t)k;
+        t[s] = (struct mbc_hash_task){st[s].in, 33, st[s].rk, 64, 0x06};
+    }
+    impl->hash(t, n, MBC_SHA3_512_RATE);
+    for (unsigned s = 0; s < n; s++) {
         memcpy(st[s].m, req[s].seed + 32, 32);
         /* rho is public (it is part of ek): the matrix sampling may branch
          * on its stream */
@@ -144,9 +146,11 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
         memcpy(ek + 384 * k, st[s].rho, 32);
         /* dk = dk_PKE || ek || H(ek) || z */
         memcpy(dk + 384 * k, ek, p->ek_len);
-        mbc_sha3_256(dk + 384 * k + p->ek_len, ek, p->ek_len);
         memcpy(dk + 384 * k + p->ek_len + 32, st[s].m, 32);
+        t[s] = (struct mbc_hash_task){ek, p->ek_len, dk + 384 * k + p->ek_len, 32, 0x06};
     }
+    impl->hash(t, n, MBC_SHA3_256_RATE);
+    mbc_memzero(t, sizeof(t));
 }
 
 /*
@@ -224,18 +228,22 @@ unsigned mbc_mlkem_encaps_batch(const struct mbc_mlkem_impl *impl, const struct 
 {
     const uint8_t *ek[MBC_LANES] = {NULL};
     uint8_t *ct[MBC_LANES] = {NULL};
+    struct mbc_hash_task t[MBC_LANES] = {{0}};
     for (unsigned s = 0; s < n; s++) {
-        /* (K, r) = G(m || H(ek)) */
-        uint8_t mh[64];
         memcpy(st[s].m, req[s].m, 32);
-        mbc_sha3_256(st[s].h, req[s].ek, p->ek_len);
-        memcpy(mh, st[s].m, 32);
-        memcpy(mh + 32, st[s].h, 32);
-        mbc_sha3_512(st[s].rk, mh, 64);
-        mbc_memzero(mh, sizeof(mh));
         ek[s] = req[s].ek;
         ct[s] = st[s].ct;
+        t[s] = (struct mbc_hash_task){req[s].ek, p->ek_len, st[s].h, 32, 0x06};
     }
+    /* (K, r) = G(m || H(ek)) */
+    impl->hash(t, n, MBC_SHA3_256_RATE);
+    for (unsigned s = 0; s < n; s++) {
+        memcpy(st[s].in, st[s].m, 32);
+        memcpy(st[s].in + 32, st[s].h, 32);
+        t[s] = (struct mbc_hash_task){st[s].in, 64, st[s].rk, 64, 0x06};
+    }
+    impl->hash(t, n, MBC_SHA3_512_RATE);
+    mbc_memzero(t, sizeof(t));
     /* into the states first: ct may overlap the request's own ek */
     const unsigned ok = encrypt_batch(impl, p, ek, ct, n, st);
     for (unsigned s = 0; s < n; s++) {
@@ -253,14 +261,24 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
     const uint8_t *ek[MBC_LANES] = {NULL};
     uint8_t *ct[MBC_LANES] = {NULL};
     unsigned ok = 0;
+    struct mbc_hash_task t[2 * MBC_LANES] = {{0}};
+    uint8_t hk[MBC_LANES][32]; /* H(ek), for the check */
     for (unsigned s = 0; s < n; s++) {
         const uint8_t *dk = req[s].dk, *c = req[s].ct;
-        const uint8_t *h = dk + 384 * k + p->ek_len, *z = h + 32;
         ek[s] = dk + 384 * k;
         ct[s] = st[s].ct;
+        /* the rejection key J(z || c), z || c gathered in ct */
+        memcpy(st[s].ct, dk + 384 * k + p->ek_len + 32, 32);
+        memcpy(st[s].ct + 32, c, p->ct_len);
+        t[2 * s] = (struct mbc_hash_task){ek[s], p->ek_len, hk[s], 32, 0x06};
+        t[2 * s + 1] = (struct mbc_hash_task){st[s].ct, 32 + p->ct_len, st[s].h, 32, 0x1F};
+    }
+    impl->hash(t, 2 * n, MBC_SHA3_256_RATE);
+    for (unsigned s = 0; s < n; s++) {
+        const uint8_t *dk = req[s].dk, *c = req[s].ct;
+        const uint8_t *h = dk + 384 * k + p->ek_len;
         /* the decapsulation-key check: H(ek) as dk holds it */
-        mbc_sha3_256(st[s].h, ek[s], p->ek_len);
-        ok |= (unsigned)mbc_ct_memeq(st[s].h, h, 32) << s;
+        ok |= (unsigned)mbc_ct_memeq(hk[s], h, 32) << s;
         /* m' = Decrypt(dk_PKE, c): w = v - s^T NTT(u) */
         for (unsigned i = 0; i < k; i++) {
             mbc_mlkem_decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
@@ -276,20 +294,13 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
         mbc_mlkem_decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
         mbc_mlkem_sub(st[s].c, st[s].c, st[s].d);
         mbc_mlkem_compress_encode(st[s].m, st[s].c, 1);
-        /* (K', r') = G(m' || h); the rejection key J(z || c) in h */
-        uint8_t mh[64];
-        memcpy(mh, st[s].m, 32);
-        memcpy(mh + 32, h, 32);
-        mbc_sha3_512(st[s].rk, mh, 64);
-        mbc_memzero(mh, sizeof(mh));
-        struct mbc_keccak j;
-        mbc_keccak_init(&j, MBC_SHAKE256_RATE);
-        mbc_keccak_absorb(&j, z, 32);
-        mbc_keccak_absorb(&j, c, p->ct_len);
-        mbc_keccak_finish(&j, 0x1F);
-        mbc_keccak_squeeze(&j, st[s].h, 32);
-        mbc_memzero(&j, sizeof(j));
+        /* (K', r') = G(m' || h) */
+        memcpy(st[s].in, st[s].m, 32);
+        memcpy(st[s].in + 32, h, 32);
+        t[s] = (struct mbc_hash_task){st[s].in, 64, st[s].rk, 64, 0x06};
     }
+    impl->hash(t, n, MBC_SHA3_512_RATE);
+    mbc_memzero(t, sizeof(t));
     /* c' = Encrypt(ek, m', r') */
     encrypt_batch(impl, p, ek, ct, n, st);
     for (unsigned s = 0; s < n; s++) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../hash/keccak.h"
 #include "../impl.h"
 #include "../internal.h"
 
@@ -97,6 +98,9 @@ struct mbc_mlkem_impl {
     struct mbc_impl_base base;
     void (*sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
     void (*sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], unsigned n, unsigned eta);
+    /* n fixed-output hashes of one rate (keccak.h): H, J, G of every
+     * request of a batch together */
+    void (*hash)(const struct mbc_hash_task *t, unsigned n, unsigned rate);
     /* the NTT, its inverse and the base multiplication, with poly.c's
      * contracts and bit for bit its results */
     void (*ntt)(int16_t a[MLKEM_N]);
@@ -151,11 +155,12 @@ struct mlkem_state {
     int16_t b[MLKEM_MAXK][MLKEM_N];
     int16_t c[MLKEM_N];
     int16_t d[MLKEM_N];
-    uint8_t rk[64];   /* (K, r) = G(m || H(ek)), or (rho, sigma) */
-    uint8_t m[32];    /* the message, or keygen's z */
-    uint8_t h[32];    /* H(ek) */
-    uint8_t rho[32];  /* the matrix seed */
-    uint8_t ct[1568]; /* decaps: the re-encryption */
+    uint8_t rk[64];        /* (K, r) = G(m || H(ek)), or (rho, sigma) */
+    uint8_t m[32];         /* the message, or keygen's z */
+    uint8_t h[32];         /* H(ek) */
+    uint8_t rho[32];       /* the matrix seed */
+    uint8_t ct[32 + 1568]; /* decaps: z || c for J, then the re-encryption */
+    uint8_t in[64];        /* the input of G */
 };
 
 /* mbc_mlkem_keygen_batch: the key pairs of the n seeds (FIPS 203
