@@ -162,7 +162,8 @@ static const impl_choice impl_choices[] = {
     {"ifma", MBC_ALG_RSA, 0},
     {"vaes512", MBC_ALG_GCM, 0},
     {"aesni", MBC_ALG_GCM, MBC_CPU_VAES | MBC_CPU_VPCLMULQDQ},
-    {"avx2", MBC_ALG_MLKEM, 0},
+    {"avx512", MBC_ALG_MLKEM, 0},
+    {"avx2", MBC_ALG_MLKEM, MBC_CPU_AVX512F | MBC_CPU_AVX512VL},
 };
 #define NUM_IMPL_CHOICES (sizeof(impl_choices) / sizeof(impl_choices[0]))
 #define MAX_PASSES 8
@@ -990,7 +991,8 @@ static void usage(FILE *f)
             "                     instead of the median\n"
             "  --impl LIST        mbcrypto implementations, comma-separated, one pass\n"
             "                     each: auto (CPU dispatch, the default), c (every\n"
-            "                     portable path), ifma (RSA), vaes512, aesni (AES-GCM).\n"
+            "                     portable path), ifma (RSA), vaes512, aesni (AES-GCM),\n"
+            "                     avx512, avx2 (ML-KEM).\n"
             "                     Features are only removed, as MBCRYPTO_CPU_MASK does;\n"
             "                     each pass names the implementations that really ran.\n"
             "                     Exit 2 if one is not available.\n"

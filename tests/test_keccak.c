@@ -125,15 +125,30 @@ static void test_keccak4(void **state)
     if ((mbc_cpu_features() & MBC_CPU_AVX2) == 0) {
         skip();
     }
+    const uint64_t need512 = MBC_CPU_AVX512F | MBC_CPU_AVX512VL;
+    const int have512 = (mbc_cpu_features() & need512) == need512;
+    (void)have512;
     uint64_t s4[25][4], s1[4][25];
+#if MBC_HAVE_AVX512
+    uint64_t s5[25][4];
+#endif
     for (unsigned i = 0; i < 4; i++) {
         mbt_rand_bytes((uint8_t *)s1[i], sizeof(s1[i]));
         for (unsigned j = 0; j < 25; j++) {
             s4[j][i] = s1[i][j];
         }
     }
+#if MBC_HAVE_AVX512
+    memcpy(s5, s4, sizeof(s4));
+#endif
     for (unsigned r = 0; r < 3; r++) {
         mbc_keccak4_f1600_avx2(s4);
+#if MBC_HAVE_AVX512
+        if (have512) {
+            mbc_keccak4_f1600_avx512(s5);
+            assert_memory_equal(s5, s4, sizeof(s4));
+        }
+#endif
         for (unsigned i = 0; i < 4; i++) {
             mbc_keccak_f1600(s1[i]);
             for (unsigned j = 0; j < 25; j++) {
@@ -187,6 +202,15 @@ static void test_keccak4(void **state)
         for (unsigned i = 0; i < n; i++) {
             assert_memory_equal(hout[i], href[i], t[i].out_len);
         }
+#if MBC_HAVE_AVX512
+        if (have512) {
+            memset(hout, 0, sizeof(hout));
+            mbc_keccak4_hash_avx512(t, n, rate);
+            for (unsigned i = 0; i < n; i++) {
+                assert_memory_equal(hout[i], href[i], t[i].out_len);
+            }
+        }
+#endif
     }
     /* and the portable tasks are the one-shot functions */
     uint8_t one[32];

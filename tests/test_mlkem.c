@@ -6,7 +6,7 @@
  * ML-KEM-512 and -1024, lane semantics of the _mb8 calls (a bad lane does
  * not spoil others; a batch gives the bytes of single calls), and the
  * manager's ML-KEM classes. Each test runs once per implementation ("c",
- * "avx2"), selected with mbc_cpu_restrict.
+ * "avx2", "avx512"), selected with mbc_cpu_restrict.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +29,12 @@ static void begin(void **state)
     assert_string_equal(mbc_impl_name(MBC_ALG_MLKEM), (const char *)*state);
 }
 
+/* clang-format off */
 #define IMPL_TESTS(fn)                                                                             \
     {#fn "/c", fn, NULL, NULL, (void *)"c"},                                                       \
-    {                                                                                              \
-#fn "/avx2", fn, NULL, NULL, (void *)"avx2"                                                \
-    }
+    {#fn "/avx2", fn, NULL, NULL, (void *)"avx2"},                                                 \
+    {#fn "/avx512", fn, NULL, NULL, (void *)"avx512"}
+/* clang-format on */
 
 /* Compress_d by multiplication equals round(2^d x / q) by division. */
 static void test_compress(void **state)
@@ -72,6 +73,14 @@ static void test_poly_avx2(void **state)
         mbc_mlkem_ntt(x);
         mbc_mlkem_ntt_avx2(y);
         assert_memory_equal(x, y, sizeof(x));
+#if MBC_HAVE_AVX512
+        if ((mbc_cpu_features() & (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) ==
+            (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) {
+            memcpy(y, a, sizeof(a));
+            mbc_mlkem_ntt_avx512(y);
+            assert_memory_equal(x, y, sizeof(x));
+        }
+#endif
         memcpy(x, c, sizeof(c));
         memcpy(y, c, sizeof(c));
         mbc_mlkem_invntt(x);

@@ -1538,6 +1538,7 @@ int main(void)
         MBT_IMPL_TESTS(test_x25519),
         {"test_mlkem/c", test_mlkem, NULL, NULL, (void *)"c"},
         {"test_mlkem/avx2", test_mlkem, NULL, NULL, (void *)"avx2"},
+        {"test_mlkem/avx512", test_mlkem, NULL, NULL, (void *)"avx512"},
         MBT_IMPL_TESTS(test_ec),
     };
     const int rc = mbt_run("wipe", tests);

@@ -92,6 +92,7 @@ struct mbc_hash_task {
 };
 void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 void mbc_keccak4_hash_avx2(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+void mbc_keccak4_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 
 /*
  * The 4-way functions (keccak4_avx2.c, only with MBC_HAVE_AVX2; the caller
@@ -115,5 +116,11 @@ void mbc_keccak4_f1600_avx2(uint64_t s[25][4]);
 void mbc_shake4_absorb_avx2(struct mbc_keccak4 *k, unsigned rate, const uint8_t *const in[4],
                             size_t len, uint8_t dom);
 void mbc_shake4_squeeze_avx2(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks);
+/* The same on AVX-512VL instructions (keccak4_avx2.c built with
+ * MBC_AVX512=1; only with MBC_HAVE_AVX512, on CPUs with AVX512F and VL). */
+void mbc_keccak4_f1600_avx512(uint64_t s[25][4]);
+void mbc_shake4_absorb_avx512(struct mbc_keccak4 *k, unsigned rate, const uint8_t *const in[4],
+                              size_t len, uint8_t dom);
+void mbc_shake4_squeeze_avx512(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks);
 
 #endif /* MBC_SRC_HASH_KECCAK_H */

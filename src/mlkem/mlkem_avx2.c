@@ -13,9 +13,17 @@
 #include "../hash/keccak.h"
 #include "mlkem_internal.h"
 
+/* Built twice, as keccak4_avx2.c: _avx2 on the AVX2 Keccak, _avx512 (with
+ * MBC_AVX512=1) on its AVX-512VL form; the arithmetic is the same. */
+#if MBC_AVX512
+#define K4(name) name##_avx512
+#else
+#define K4(name) name##_avx2
+#endif
+
 #define SAMPLE_BLOCKS 3
 
-void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
+void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
 {
     uint8_t buf[4][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
     int16_t spare[MLKEM_N];
@@ -29,15 +37,15 @@ void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], 
             dst[i] = live ? out[g + i] : spare;
         }
         struct mbc_keccak4 k;
-        mbc_shake4_absorb_avx2(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
-        mbc_shake4_squeeze_avx2(&k, bp, SAMPLE_BLOCKS);
+        K4(mbc_shake4_absorb)(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
+        K4(mbc_shake4_squeeze)(&k, bp, SAMPLE_BLOCKS);
         unsigned done[4], all = 1;
         for (unsigned i = 0; i < 4; i++) {
             done[i] = mbc_mlkem_rej(dst[i], 0, buf[i], sizeof(buf[i]));
             all &= done[i] == MLKEM_N;
         }
         while (!all) {
-            mbc_shake4_squeeze_avx2(&k, bp, 1);
+            K4(mbc_shake4_squeeze)(&k, bp, 1);
             all = 1;
             for (unsigned i = 0; i < 4; i++) {
                 done[i] = mbc_mlkem_rej(dst[i], done[i], buf[i], MBC_SHAKE128_RATE);
@@ -47,8 +55,8 @@ void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], 
     }
 }
 
-void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
-                               unsigned eta)
+void K4(mbc_mlkem_sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
+                              unsigned eta)
 {
     /* 64 eta bytes: one block of SHAKE256 for eta 2, two for eta 3 */
     uint8_t buf[4][2 * MBC_SHAKE256_RATE];
@@ -61,8 +69,8 @@ void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], 
             in[i] = seed[g + i < n ? g + i : g];
         }
         struct mbc_keccak4 k;
-        mbc_shake4_absorb_avx2(&k, MBC_SHAKE256_RATE, in, 33, 0x1F);
-        mbc_shake4_squeeze_avx2(&k, bp, blocks);
+        K4(mbc_shake4_absorb)(&k, MBC_SHAKE256_RATE, in, 33, 0x1F);
+        K4(mbc_shake4_squeeze)(&k, bp, blocks);
         mbc_memzero(&k, sizeof(k));
         for (unsigned i = 0; i < 4; i++) {
             mbc_mlkem_cbd(g + i < n ? out[g + i] : spare, buf[i], eta);
@@ -120,7 +128,7 @@ static inline void inv(__m256i *x, __m256i *y, __m256i z)
 #define ZB(i) _mm256_set1_epi16(mbc_mlkem_zetas[i])
 #define SWAP_UNITS _MM_SHUFFLE(3, 1, 2, 0)
 
-void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N])
+void K4(mbc_mlkem_ntt)(int16_t a[MLKEM_N])
 {
     __m256i v[16];
     for (unsigned i = 0; i < 16; i++) {
@@ -158,7 +166,7 @@ void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N])
     }
 }
 
-void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N])
+void K4(mbc_mlkem_invntt)(int16_t a[MLKEM_N])
 {
     __m256i v[16];
     /* len 2, 4, 8: per block of 32 coefficients */
@@ -199,8 +207,8 @@ void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N])
     }
 }
 
-void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
-                                const int16_t b[MLKEM_N])
+void K4(mbc_mlkem_basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
+                               const int16_t b[MLKEM_N])
 {
     /* swap the two int16 of each 32-bit unit */
     const __m256i swap = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2,

@@ -127,6 +127,15 @@ void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                                 const int16_t b[MLKEM_N]);
+/* The same kernels on the AVX-512VL Keccak (mlkem_avx2.c built again with
+ * MBC_AVX512=1). */
+void mbc_mlkem_sample_ntt_avx512(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
+void mbc_mlkem_sample_cbd_avx512(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
+                                 unsigned eta);
+void mbc_mlkem_ntt_avx512(int16_t a[MLKEM_N]);
+void mbc_mlkem_invntt_avx512(int16_t a[MLKEM_N]);
+void mbc_mlkem_basemul_acc_avx512(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
+                                  const int16_t b[MLKEM_N]);
 
 /* ---- mlkem.c: the batch algorithms ------------------------------------- */
 
