@@ -566,7 +566,8 @@ static void test_openssl35(void **state)
     }
     fclose(pf);
     snprintf(osl_dir, sizeof(osl_dir), "%s", dir);
-    snprintf(osl_tmp, sizeof(osl_tmp), "/tmp/mbc_mlkem_XXXXXX");
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(osl_tmp, sizeof(osl_tmp), "%s/mbc_mlkem_XXXXXX", tmpdir != NULL ? tmpdir : P_tmpdir);
     assert_non_null(mkdtemp(osl_tmp));
     static const struct {
         mbc_mlkem_param p;
