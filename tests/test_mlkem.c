@@ -92,6 +92,23 @@ static void test_poly_avx2(void **state)
         mbc_mlkem_basemul_acc(x, a, b);
         mbc_mlkem_basemul_acc_avx2(y, a, b);
         assert_memory_equal(x, y, sizeof(x));
+        /* rejection sampling: from any count, on streams of every length
+         * to 3 blocks, some with most candidates >= q */
+        uint8_t buf[504];
+        mbt_rand_bytes(buf, sizeof(buf));
+        if (iter % 3 == 0) {
+            for (size_t j = 1; j < sizeof(buf); j += 3) {
+                buf[j] |= 0xD0; /* most second candidates >= q */
+            }
+        }
+        const unsigned from = (unsigned)(mbt_rand() % 257);
+        const size_t len = mbt_rand() % (sizeof(buf) + 1);
+        memcpy(x, c, sizeof(c));
+        memcpy(y, c, sizeof(c));
+        const unsigned nx = mbc_mlkem_rej(x, from, buf, len);
+        const unsigned ny = mbc_mlkem_rej_avx2(y, from, buf, len);
+        assert_int_equal(nx, ny);
+        assert_memory_equal(x, y, nx * sizeof(int16_t));
     }
 #else
     skip();

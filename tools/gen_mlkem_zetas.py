@@ -16,7 +16,8 @@ shuffles give: len 8, groups [g0 x8 | g1 x8]; len 4, 4-coefficient chunks
 g the groups of the block in order. The forward NTT's group g of a layer
 of len uses zetas[128 / len + g], the inverse's zetas[256 / len - 1 - g].
 The base multiplication's table: [z, 0, -z, 0] for each 4 coefficients,
-z = zetas[64 + i].
+z = zetas[64 + i]. And rejection sampling's compaction tables (pshufb
+indices and counts of each 8-bit acceptance mask).
 """
 import sys
 
@@ -65,6 +66,23 @@ def avx2():
     for i in range(64):
         bm += [z[64 + i], 0, -z[64 + i], 0]
     print(table("zeta_basemul", [bm[16 * r:16 * r + 16] for r in range(16)]))
+    # rejection sampling's compaction: for each 8-bit mask of accepted
+    # int16 candidates, the pshufb indices that move them to the front (in
+    # order; 0xFF zeroes the rest) and how many there are
+    print("static const uint8_t rej_idx[256][16] __attribute__((aligned(16))) = {")
+    for m in range(256):
+        idx = []
+        for k in range(8):
+            if m >> k & 1:
+                idx += [2 * k, 2 * k + 1]
+        idx += [0xFF] * (16 - len(idx))
+        print("    {" + ", ".join(str(v) for v in idx) + "},")
+    print("};")
+    print("static const uint8_t rej_count[256] = {")
+    counts = [bin(m).count("1") for m in range(256)]
+    for r in range(0, 256, 32):
+        print("    " + ", ".join(str(c) for c in counts[r:r + 32]) + ",")
+    print("};")
 
 
 def main():

@@ -23,6 +23,48 @@
 
 #define SAMPLE_BLOCKS 3
 
+#include "zetas_avx2.h"
+
+/*
+ * rej16: mbc_mlkem_rej on 16 candidates (24 bytes) at a time: the bytes
+ * spread into 16-bit lanes by a shuffle, the 12-bit values masked or
+ * shifted out, compared with q, and the accepted ones moved to the front
+ * of each half by a shuffle from rej_idx (the stream is public: its
+ * acceptance mask may pick table rows). The tail, and the last few values,
+ * go through mbc_mlkem_rej. Same values as mbc_mlkem_rej, in the same
+ * order.
+ */
+unsigned K4(mbc_mlkem_rej)(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len)
+{
+    const __m256i bound = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i low12 = _mm256_set1_epi16(0x0FFF);
+    /* 16-bit lane 2p: bytes 3p, 3p + 1; lane 2p + 1: bytes 3p + 1, 3p + 2
+     * (the upper half reads 4 bytes further: its 12 bytes start at 4) */
+    const __m256i spread = _mm256_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, 4, 5,
+                                            5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15);
+    size_t i = 0;
+    for (; i + 32 <= len && done + 16 <= MLKEM_N; i += 24) {
+        __m256i f = _mm256_loadu_si256((const __m256i *)(buf + i));
+        f = _mm256_permute4x64_epi64(f, 0x94); /* qwords 0 1 | 1 2 */
+        f = _mm256_shuffle_epi8(f, spread);
+        const __m256i d =
+            _mm256_blend_epi16(_mm256_and_si256(f, low12), _mm256_srli_epi16(f, 4), 0xAA);
+        const __m256i good = _mm256_cmpgt_epi16(bound, d);
+        const unsigned m =
+            (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(good, _mm256_setzero_si256()));
+        const unsigned m0 = m & 0xFF, m1 = (m >> 16) & 0xFF;
+        const __m128i lo = _mm_shuffle_epi8(_mm256_castsi256_si128(d),
+                                            _mm_load_si128((const __m128i *)rej_idx[m0]));
+        const __m128i hi = _mm_shuffle_epi8(_mm256_extracti128_si256(d, 1),
+                                            _mm_load_si128((const __m128i *)rej_idx[m1]));
+        _mm_storeu_si128((__m128i *)(a + done), lo);
+        done += rej_count[m0];
+        _mm_storeu_si128((__m128i *)(a + done), hi);
+        done += rej_count[m1];
+    }
+    return mbc_mlkem_rej(a, done, buf + i, len - i);
+}
+
 void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
 {
     uint8_t buf[4][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
@@ -41,14 +83,14 @@ void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], u
         K4(mbc_shake4_squeeze)(&k, bp, SAMPLE_BLOCKS);
         unsigned done[4], all = 1;
         for (unsigned i = 0; i < 4; i++) {
-            done[i] = mbc_mlkem_rej(dst[i], 0, buf[i], sizeof(buf[i]));
+            done[i] = K4(mbc_mlkem_rej)(dst[i], 0, buf[i], sizeof(buf[i]));
             all &= done[i] == MLKEM_N;
         }
         while (!all) {
             K4(mbc_shake4_squeeze)(&k, bp, 1);
             all = 1;
             for (unsigned i = 0; i < 4; i++) {
-                done[i] = mbc_mlkem_rej(dst[i], done[i], buf[i], MBC_SHAKE128_RATE);
+                done[i] = K4(mbc_mlkem_rej)(dst[i], done[i], buf[i], MBC_SHAKE128_RATE);
                 all &= done[i] == MLKEM_N;
             }
         }
@@ -81,8 +123,6 @@ void K4(mbc_mlkem_sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], u
 }
 
 /* ---- polynomial arithmetic ------------------------------------------------ */
-
-#include "zetas_avx2.h"
 
 /* fqmul16: a b R^-1 mod q per lane, in (-q, q): poly.c's fqmul (the low
  * halves of a b and t q are equal, so the high halves' difference is the

@@ -121,6 +121,9 @@ void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], uns
 void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                                unsigned eta);
+/* mbc_mlkem_rej on AVX2, 16 candidates at a time (same results). */
+unsigned mbc_mlkem_rej_avx2(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len);
+unsigned mbc_mlkem_rej_avx512(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len);
 /* The AVX2 polynomial kernels (mlkem_avx2.c): poly.c's operations, the same
  * multiplications and reductions on 16 coefficients at a time. */
 void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N]);
