@@ -109,6 +109,13 @@ static void test_poly_avx2(void **state)
         const unsigned ny = mbc_mlkem_rej_avx2(y, from, buf, len);
         assert_int_equal(nx, ny);
         assert_memory_equal(x, y, nx * sizeof(int16_t));
+        /* compression of any int16, every d */
+        static const unsigned ds[] = {1, 4, 5, 10, 11};
+        uint8_t ox[32 * 11], oy[32 * 11];
+        const unsigned d = ds[iter % 5];
+        mbc_mlkem_compress_encode(ox, c, d);
+        mbc_mlkem_compress_encode_avx2(oy, c, d);
+        assert_memory_equal(ox, oy, 32 * d);
     }
 #else
     skip();

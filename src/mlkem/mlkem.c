@@ -215,9 +215,9 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
         mbc_mlkem_decode_decompress(st[s].d, st[s].m, 1);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_compress_encode(ct[s] + 32 * p->du * i, st[s].b[i], p->du);
+            impl->compress_encode(ct[s] + 32 * p->du * i, st[s].b[i], p->du);
         }
-        mbc_mlkem_compress_encode(ct[s] + 32 * p->du * k, st[s].c, p->dv);
+        impl->compress_encode(ct[s] + 32 * p->du * k, st[s].c, p->dv);
     }
     return ok;
 }
@@ -293,7 +293,7 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
         impl->invntt(st[s].d);
         mbc_mlkem_decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
         mbc_mlkem_sub(st[s].c, st[s].c, st[s].d);
-        mbc_mlkem_compress_encode(st[s].m, st[s].c, 1);
+        impl->compress_encode(st[s].m, st[s].c, 1);
         /* (K', r') = G(m' || h) */
         memcpy(st[s].in, st[s].m, 32);
         memcpy(st[s].in + 32, h, 32);

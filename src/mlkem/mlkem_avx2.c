@@ -268,3 +268,36 @@ void K4(mbc_mlkem_basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                             _mm256_add_epi16(vr, _mm256_blend_epi16(even, odd, 0xAA)));
     }
 }
+
+void K4(mbc_mlkem_compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d)
+{
+    /* poly.c's compression lane by lane: x = a mod q in [0, q) (Barrett,
+     * then + q where negative), then ((x << d) + (q - 1) / 2) * 1290168 >>
+     * 32 in 64-bit products (even and odd 32-bit lanes apart), masked to d
+     * bits */
+    uint16_t v[MLKEM_N];
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i half = _mm256_set1_epi32((MLKEM_Q - 1) / 2);
+    const __m256i recip = _mm256_set1_epi32(1290168);
+    const __m256i dmask = _mm256_set1_epi32((int)((1u << d) - 1u));
+    const __m128i shift = _mm_cvtsi32_si128((int)d);
+    for (unsigned i = 0; i < MLKEM_N; i += 16) {
+        __m256i x = barrett16(_mm256_loadu_si256((const __m256i *)(a + i)));
+        x = _mm256_add_epi16(x, _mm256_and_si256(_mm256_srai_epi16(x, 15), q));
+        __m256i r[2];
+        for (unsigned h = 0; h < 2; h++) {
+            const __m256i x32 = _mm256_cvtepu16_epi32(h == 0 ? _mm256_castsi256_si128(x)
+                                                             : _mm256_extracti128_si256(x, 1));
+            const __m256i n = _mm256_add_epi32(_mm256_sll_epi32(x32, shift), half);
+            const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(n, recip), 32);
+            const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(n, 32), recip);
+            r[h] = _mm256_and_si256(_mm256_blend_epi32(even, odd, 0xAA), dmask);
+        }
+        /* 16 results of 32 bits back to 16 (packus works per 128-bit half) */
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(r[0], r[1]), 0xD8);
+        _mm256_storeu_si256((__m256i *)(v + i), p);
+    }
+    mbc_mlkem_pack(out, v, d);
+    memset(v, 0, sizeof(v));
+    __asm__ __volatile__("" : : "r"(v) : "memory");
+}

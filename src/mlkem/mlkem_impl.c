@@ -48,6 +48,7 @@ const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
     .ntt = mbc_mlkem_ntt,
     .invntt = mbc_mlkem_invntt,
     .basemul_acc = mbc_mlkem_basemul_acc,
+    .compress_encode = mbc_mlkem_compress_encode,
 };
 
 #if MBC_HAVE_AVX2
@@ -63,6 +64,7 @@ static const struct mbc_mlkem_impl mlkem_avx2 = {
     .ntt = mbc_mlkem_ntt_avx2,
     .invntt = mbc_mlkem_invntt_avx2,
     .basemul_acc = mbc_mlkem_basemul_acc_avx2,
+    .compress_encode = mbc_mlkem_compress_encode_avx2,
 };
 #endif
 
@@ -79,6 +81,7 @@ static const struct mbc_mlkem_impl mlkem_avx512 = {
     .ntt = mbc_mlkem_ntt_avx512,
     .invntt = mbc_mlkem_invntt_avx512,
     .basemul_acc = mbc_mlkem_basemul_acc_avx512,
+    .compress_encode = mbc_mlkem_compress_encode_avx512,
 };
 #endif
 

@@ -70,6 +70,8 @@ int mbc_mlkem_decode12(int16_t a[MLKEM_N], const uint8_t in[384]);
 /* Compress_d then ByteEncode_d of a (any int16: reduced first), 32 d
  * bytes. */
 void mbc_mlkem_compress_encode(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+/* ByteEncode_d of 256 values of d bits (d in 1, 4, 5, 10, 11, 12). */
+void mbc_mlkem_pack(uint8_t *out, const uint16_t v[MLKEM_N], unsigned d);
 /* ByteDecode_d then Decompress_d, 32 d bytes into a (values in [0, q)). */
 void mbc_mlkem_decode_decompress(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
 /* the compression of one coefficient x in [0, q) to d bits (for tests). */
@@ -106,6 +108,8 @@ struct mbc_mlkem_impl {
     void (*ntt)(int16_t a[MLKEM_N]);
     void (*invntt)(int16_t a[MLKEM_N]);
     void (*basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N], const int16_t b[MLKEM_N]);
+    /* Compress_d then ByteEncode_d, mbc_mlkem_compress_encode's bytes */
+    void (*compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
 };
 
 extern const struct mbc_mlkem_impl mbc_mlkem_impl_c;
@@ -139,6 +143,8 @@ void mbc_mlkem_ntt_avx512(int16_t a[MLKEM_N]);
 void mbc_mlkem_invntt_avx512(int16_t a[MLKEM_N]);
 void mbc_mlkem_basemul_acc_avx512(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                                   const int16_t b[MLKEM_N]);
+void mbc_mlkem_compress_encode_avx2(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+void mbc_mlkem_compress_encode_avx512(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
 
 /* ---- mlkem.c: the batch algorithms ------------------------------------- */
 

@@ -144,6 +144,22 @@ static void pack(uint8_t *out, const uint16_t v[MLKEM_N], unsigned d)
         }
         return;
     }
+    if (d == 4) {
+        for (unsigned j = 0; j < MLKEM_N; j += 2) {
+            *out++ = (uint8_t)(v[j] | v[j + 1] << 4);
+        }
+        return;
+    }
+    if (d == 1) {
+        for (unsigned j = 0; j < MLKEM_N; j += 8) {
+            unsigned byte = 0;
+            for (unsigned b = 0; b < 8; b++) {
+                byte |= (unsigned)v[j + b] << b;
+            }
+            *out++ = (uint8_t)byte;
+        }
+        return;
+    }
     if (d == 10) {
         for (unsigned j = 0; j < MLKEM_N; j += 4, out += 5) {
             const uint64_t w = (uint64_t)v[j] | (uint64_t)v[j + 1] << 10 |
@@ -174,6 +190,21 @@ static void unpack(uint16_t v[MLKEM_N], const uint8_t *in, unsigned d)
         for (unsigned j = 0; j < MLKEM_N; j += 2, in += 3) {
             v[j] = (uint16_t)((in[0] | in[1] << 8) & 0xFFF);
             v[j + 1] = (uint16_t)((in[1] >> 4) | in[2] << 4);
+        }
+        return;
+    }
+    if (d == 4) {
+        for (unsigned j = 0; j < MLKEM_N; j += 2, in++) {
+            v[j] = (uint16_t)(*in & 0x0F);
+            v[j + 1] = (uint16_t)(*in >> 4);
+        }
+        return;
+    }
+    if (d == 1) {
+        for (unsigned j = 0; j < MLKEM_N; j += 8, in++) {
+            for (unsigned b = 0; b < 8; b++) {
+                v[j + b] = (uint16_t)((*in >> b) & 1u);
+            }
         }
         return;
     }
@@ -233,6 +264,11 @@ uint16_t mbc_mlkem_compress1(uint16_t x, unsigned d)
      * reciprocal 1290168 = ceil(2^32 / q), exact for x < q and d <= 11 */
     const uint64_t n = ((uint64_t)x << d) + (Q - 1) / 2;
     return (uint16_t)(((n * 1290168u) >> 32) & ((1u << d) - 1u));
+}
+
+void mbc_mlkem_pack(uint8_t *out, const uint16_t v[MLKEM_N], unsigned d)
+{
+    pack(out, v, d);
 }
 
 void mbc_mlkem_compress_encode(uint8_t *out, const int16_t a[MLKEM_N], unsigned d)
