@@ -38,6 +38,9 @@ static const char *const op_name[3] = {"keygen", "encaps", "decaps"};
 struct mlkem_thread {
     const pk_case *c;
     EVP_PKEY *ossl_pub[MLKEM_POOL], *ossl_priv[MLKEM_POOL];
+    /* OpenSSL's contexts, made once as openssl speed does: keygen, and per
+     * request encapsulation (ek) and decapsulation (dk), initialised */
+    EVP_PKEY_CTX *ossl_keygen, *ossl_enc[MLKEM_POOL], *ossl_dec[MLKEM_POOL];
     uint8_t out[MBC_LANES][DK], out2[MBC_LANES][DK];
     unsigned next, next8, sample;
     bench_jobs jobs; /* mlkem_run_mgr */
@@ -88,9 +91,12 @@ void mlkem_case_free(pk_case *c)
             continue;
         }
         for (unsigned e = 0; e < MLKEM_POOL; e++) {
+            EVP_PKEY_CTX_free(th->ossl_enc[e]);
+            EVP_PKEY_CTX_free(th->ossl_dec[e]);
             EVP_PKEY_free(th->ossl_pub[e]);
             EVP_PKEY_free(th->ossl_priv[e]);
         }
+        EVP_PKEY_CTX_free(th->ossl_keygen);
         bench_jobs_free(&th->jobs);
         free(th);
     }
@@ -181,6 +187,25 @@ pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
                 EVP_PKEY_new_raw_public_key_ex(NULL, "ML-KEM-768", NULL, c->ek[e], EK);
             th->ossl_priv[e] =
                 EVP_PKEY_new_raw_private_key_ex(NULL, "ML-KEM-768", NULL, c->dk[e], DK);
+            if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
+                th->ossl_enc[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
+                th->ossl_dec[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
+                if (th->ossl_enc[e] != NULL &&
+                    EVP_PKEY_encapsulate_init(th->ossl_enc[e], NULL) <= 0) {
+                    EVP_PKEY_CTX_free(th->ossl_enc[e]);
+                    th->ossl_enc[e] = NULL;
+                }
+                if (th->ossl_dec[e] != NULL &&
+                    EVP_PKEY_decapsulate_init(th->ossl_dec[e], NULL) <= 0) {
+                    EVP_PKEY_CTX_free(th->ossl_dec[e]);
+                    th->ossl_dec[e] = NULL;
+                }
+            }
+        }
+        th->ossl_keygen = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
+        if (th->ossl_keygen != NULL && EVP_PKEY_keygen_init(th->ossl_keygen) <= 0) {
+            EVP_PKEY_CTX_free(th->ossl_keygen);
+            th->ossl_keygen = NULL;
         }
         ERR_clear_error();
     }
@@ -236,38 +261,34 @@ static int unit_single(void *ts, unsigned op, uint64_t *t_done)
                : 1;
 }
 
-/* unit_ossl: one OpenSSL operation through EVP (3.5's ML-KEM-768): a key
- * pair with both keys read out as bytes (what mbcrypto's keygen returns),
- * EVP_PKEY_encapsulate, EVP_PKEY_decapsulate, on the same pool. */
+/* unit_ossl: one OpenSSL operation through EVP (3.5's ML-KEM-768), on
+ * contexts made once: a key pair with both keys read out as bytes (what
+ * mbcrypto's keygen returns), EVP_PKEY_encapsulate, EVP_PKEY_decapsulate,
+ * on the same pool. */
 static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 {
     struct mlkem_thread *th = ts;
     const unsigned e = th->next;
     th->next = (th->next + 1) % MLKEM_POOL;
     int ok = 0;
-    EVP_PKEY_CTX *ctx = NULL;
     if (op == MLKEM_OP_KEYGEN) {
         EVP_PKEY *k = NULL;
         size_t l1 = EK, l2 = DK;
-        ctx = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
-        ok = ctx != NULL && EVP_PKEY_keygen_init(ctx) > 0 && EVP_PKEY_keygen(ctx, &k) > 0 &&
+        ok = th->ossl_keygen != NULL && EVP_PKEY_keygen(th->ossl_keygen, &k) > 0 &&
              EVP_PKEY_get_raw_public_key(k, th->out[0], &l1) > 0 &&
              EVP_PKEY_get_raw_private_key(k, th->out2[0], &l2) > 0 && l1 == EK && l2 == DK;
         EVP_PKEY_free(k);
-    } else if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
+    } else if (op == MLKEM_OP_ENCAPS) {
         size_t l1 = CT, l2 = SS;
-        if (op == MLKEM_OP_ENCAPS) {
-            ctx = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
-            ok = ctx != NULL && EVP_PKEY_encapsulate_init(ctx, NULL) > 0 &&
-                 EVP_PKEY_encapsulate(ctx, th->out[0], &l1, th->out2[0], &l2) > 0 && l1 == CT &&
-                 l2 == SS;
-        } else {
-            ctx = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
-            ok = ctx != NULL && EVP_PKEY_decapsulate_init(ctx, NULL) > 0 &&
-                 EVP_PKEY_decapsulate(ctx, th->out[0], &l2, th->c->ct[e], CT) > 0 && l2 == SS;
-        }
+        ok = th->ossl_enc[e] != NULL &&
+             EVP_PKEY_encapsulate(th->ossl_enc[e], th->out[0], &l1, th->out2[0], &l2) > 0 &&
+             l1 == CT && l2 == SS;
+    } else {
+        size_t l2 = SS;
+        ok = th->ossl_dec[e] != NULL &&
+             EVP_PKEY_decapsulate(th->ossl_dec[e], th->out[0], &l2, th->c->ct[e], CT) > 0 &&
+             l2 == SS;
     }
-    EVP_PKEY_CTX_free(ctx);
     *t_done = bench_now_ns();
     if (!ok) {
         bench_fail("OpenSSL: ML-KEM-768 %s failed (%s has no ML-KEM? run with OpenSSL 3.5's "
