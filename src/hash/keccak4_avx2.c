@@ -45,7 +45,18 @@ static inline __m256i rol4(__m256i x, unsigned n)
         return x;
     }
 #if K4_TERNLOG
-    return _mm256_rolv_epi64(x, _mm256_set1_epi64x((long long)n));
+    /* the counts from a table in memory (vprolvq takes them as a memory
+     * operand), not broadcast afresh in every round */
+    static const uint64_t counts[64][4] __attribute__((aligned(32))) = {
+#define K4_C(n) {n, n, n, n}
+#define K4_C8(n)                                                                                   \
+    K4_C(n), K4_C(n + 1), K4_C(n + 2), K4_C(n + 3), K4_C(n + 4), K4_C(n + 5), K4_C(n + 6),         \
+        K4_C(n + 7)
+        K4_C8(0), K4_C8(8), K4_C8(16), K4_C8(24), K4_C8(32), K4_C8(40), K4_C8(48), K4_C8(56),
+#undef K4_C8
+#undef K4_C
+    };
+    return _mm256_rolv_epi64(x, _mm256_load_si256((const __m256i *)counts[n]));
 #endif
     if (n == 8) {
         const __m256i r8 = _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7,
