@@ -1536,6 +1536,7 @@ int main(void)
         MBT_IMPL_TESTS(test_rsa_private),
         GCM_TESTS(test_gcm),
         MBT_IMPL_TESTS(test_x25519),
+        {"test_x25519/adx", test_x25519, NULL, NULL, (void *)"adx"},
         {"test_mlkem/c", test_mlkem, NULL, NULL, (void *)"c"},
         {"test_mlkem/avx2", test_mlkem, NULL, NULL, (void *)"avx2"},
         {"test_mlkem/avx512", test_mlkem, NULL, NULL, (void *)"avx512"},
