@@ -277,6 +277,20 @@ int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
+/* ML-KEM-768 (bench_mlkem.c), one case (size unused): ops MLKEM_OP_KEYGEN,
+ * MLKEM_OP_ENCAPS, MLKEM_OP_DECAPS. */
+enum { MLKEM_OP_KEYGEN = 0, MLKEM_OP_ENCAPS = 1, MLKEM_OP_DECAPS = 2 };
+
+pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts);
+void mlkem_case_free(pk_case *c);
+void *const *mlkem_case_threads(const pk_case *c);
+int mlkem_check_mgr(pk_case *c, unsigned op);
+
+int mlkem_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
+int mlkem_run_single(void *ts, const void *arg, double seconds, run_out *out);
+int mlkem_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
+int mlkem_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
+
 /* AES-GCM (bench_gcm.c). */
 enum { GCM_OP_SEAL = 0, GCM_OP_OPEN = 1 };
 enum { GCM_IMPL_MBC = 0, GCM_IMPL_OSSL = 1, GCM_IMPL_IPSEC_MB = 2 };

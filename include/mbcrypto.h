@@ -180,14 +180,16 @@ typedef enum mbc_alg {
     MBC_ALG_RSA = 0,
     MBC_ALG_GCM = 1,
     MBC_ALG_EC = 2,
-    MBC_ALG_X25519 = 3
+    MBC_ALG_X25519 = 3,
+    MBC_ALG_MLKEM = 4
 } mbc_alg;
 
 /*
  * mbc_impl_name: the name of the implementation currently selected for alg:
  * for MBC_ALG_RSA, MBC_ALG_EC and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
  * (portable), for MBC_ALG_X25519 also "adx" (scalar, BMI2 + ADX); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni"
- * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
+ * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced); for MBC_ALG_MLKEM
+ * "avx512" (4-way Keccak on AVX-512VL), "avx2" or "c" (portable). NULL for an unknown alg.
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 
@@ -845,6 +847,138 @@ MBC_API mbc_err mbc_x25519_public_key(uint8_t out[MBC_X25519_LEN],
 MBC_API mbc_err mbc_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN]);
 
 /* ------------------------------------------------------------------------ */
+/* ML-KEM (FIPS 203)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ML-KEM-512, -768 and -1024, the module-lattice KEM of FIPS 203 (768 is
+ * the one inside TLS 1.3's X25519MLKEM768). Keys and ciphertexts are the
+ * byte strings of FIPS 203: the encapsulation key ek, the decapsulation key
+ * dk (dk_PKE || ek || H(ek) || z, the "expanded" form), the ciphertext c,
+ * the 32-byte shared secret. A key pair comes from a 64-byte seed d || z
+ * (FIPS 203 ML-KEM.KeyGen_internal) or from the operating system's
+ * randomness. The checks of FIPS 203 section 7 are made: encapsulation
+ * refuses an ek whose coefficients are not all below q (the modulus check),
+ * decapsulation refuses a dk whose H(ek) does not match its ek (the hash
+ * check); a ciphertext that does not decrypt and re-encrypt to itself gives
+ * the implicit-rejection secret J(z || c), chosen by a constant-time
+ * comparison and masks, not a branch. Constant time with respect to seeds,
+ * m, dk and every secret in between; no division on secret data.
+ *
+ * The _mb8 calls run every valid request of a batch together: the SHAKE
+ * streams of all requests (matrix entries, noise) are hashed side by side,
+ * four at a time on AVX2. Lane rules as the other _mb8 calls (see
+ * Aliasing above): an output may overlap only its own lane's inputs; a
+ * lane that is active but not OK gets its outputs zeroed (those that are
+ * non-NULL), except when the call itself is malformed (an unknown param,
+ * lane_mask above 0xFF: every lane BAD_PARAM, nothing written).
+ */
+
+/* mbc_mlkem_param: the parameter set, its value the module rank k. */
+typedef enum mbc_mlkem_param {
+    MBC_MLKEM_512 = 2,
+    MBC_MLKEM_768 = 3,
+    MBC_MLKEM_1024 = 4
+} mbc_mlkem_param;
+
+/* The sizes in bytes: seed d || z, message m, shared secret. */
+#define MBC_MLKEM_SEED_LEN 64
+#define MBC_MLKEM_MSG_LEN 32
+#define MBC_MLKEM_SS_LEN 32
+/* Encapsulation key, decapsulation key and ciphertext of each set. */
+#define MBC_MLKEM512_EK_LEN 800
+#define MBC_MLKEM512_DK_LEN 1632
+#define MBC_MLKEM512_CT_LEN 768
+#define MBC_MLKEM768_EK_LEN 1184
+#define MBC_MLKEM768_DK_LEN 2400
+#define MBC_MLKEM768_CT_LEN 1088
+#define MBC_MLKEM1024_EK_LEN 1568
+#define MBC_MLKEM1024_DK_LEN 3168
+#define MBC_MLKEM1024_CT_LEN 1568
+
+/*
+ * mbc_mlkem_keygen_seed_mb8: for every lane i in lane_mask, the key pair
+ * of seed[i] (64 bytes, d || z): ek[i] and dk[i], of the param's sizes.
+ * Per-lane codes:
+ *   MBC_LANE_OK          ek[i] and dk[i] written
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  an array NULL, or ek[i], dk[i] or seed[i] NULL
+ *   MBC_LANE_BAD_PARAM   overlapping buffers (see Aliasing); an unknown
+ *                        param or lane_mask above 0xFF (every lane)
+ */
+MBC_API mbc_status mbc_mlkem_keygen_seed_mb8(mbc_mlkem_param param, uint8_t *const ek[MBC_LANES],
+                                             uint8_t *const dk[MBC_LANES],
+                                             const uint8_t *const seed[MBC_LANES],
+                                             unsigned lane_mask);
+
+/* mbc_mlkem_keygen_mb8: as mbc_mlkem_keygen_seed_mb8 with seeds of 64
+ * random bytes from the operating system (getrandom); MBC_LANE_UNSUPPORTED
+ * (every active lane) when it gives none. */
+MBC_API mbc_status mbc_mlkem_keygen_mb8(mbc_mlkem_param param, uint8_t *const ek[MBC_LANES],
+                                        uint8_t *const dk[MBC_LANES], unsigned lane_mask);
+
+/*
+ * mbc_mlkem_encaps_m_mb8: for every lane i in lane_mask, the ciphertext
+ * ct[i] and shared secret ss[i] (32 bytes) of the encapsulation key ek[i]
+ * with the given 32-byte message m[i] (FIPS 203 ML-KEM.Encaps_internal:
+ * for tests; use mbc_mlkem_encaps_mb8 otherwise). Per-lane codes:
+ *   MBC_LANE_OK          ct[i] and ss[i] written
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  an array NULL, or ct[i], ss[i], ek[i] or m[i] NULL
+ *   MBC_LANE_BAD_PARAM   ek[i] fails the modulus check (a coefficient
+ *                        >= q); overlapping buffers; an unknown param or
+ *                        lane_mask above 0xFF (every lane)
+ */
+MBC_API mbc_status mbc_mlkem_encaps_m_mb8(mbc_mlkem_param param, uint8_t *const ct[MBC_LANES],
+                                          uint8_t *const ss[MBC_LANES],
+                                          const uint8_t *const ek[MBC_LANES],
+                                          const uint8_t *const m[MBC_LANES], unsigned lane_mask);
+
+/* mbc_mlkem_encaps_mb8: as mbc_mlkem_encaps_m_mb8 with 32 random bytes
+ * from the operating system as m; MBC_LANE_UNSUPPORTED (every active lane)
+ * when it gives none. */
+MBC_API mbc_status mbc_mlkem_encaps_mb8(mbc_mlkem_param param, uint8_t *const ct[MBC_LANES],
+                                        uint8_t *const ss[MBC_LANES],
+                                        const uint8_t *const ek[MBC_LANES], unsigned lane_mask);
+
+/*
+ * mbc_mlkem_decaps_mb8: for every lane i in lane_mask, the shared secret
+ * ss[i] (32 bytes) of ciphertext ct[i] under the decapsulation key dk[i];
+ * a ciphertext that is not ek's encryption of what it decrypts to gives the
+ * implicit-rejection secret (status OK: the caller cannot tell, by design).
+ * Per-lane codes:
+ *   MBC_LANE_OK          ss[i] written
+ *   MBC_LANE_EMPTY       lane not in lane_mask (never read or written)
+ *   MBC_LANE_NULL_PARAM  an array NULL, or ss[i], ct[i] or dk[i] NULL
+ *   MBC_LANE_BAD_PARAM   dk[i] fails the hash check (its H(ek) is not the
+ *                        hash of its ek); overlapping buffers; an unknown
+ *                        param or lane_mask above 0xFF (every lane)
+ */
+MBC_API mbc_status mbc_mlkem_decaps_mb8(mbc_mlkem_param param, uint8_t *const ss[MBC_LANES],
+                                        const uint8_t *const ct[MBC_LANES],
+                                        const uint8_t *const dk[MBC_LANES], unsigned lane_mask);
+
+/*
+ * The single-request calls, with the lengths of their inputs checked
+ * (MBC_ERR_BAD_PARAM when a length is not the param's, or on a failed key
+ * check, or an unknown param; nothing written for a length or param error,
+ * the outputs zeroed for a failed check). MBC_ERR_NULL_PARAM for a NULL
+ * pointer (nothing written); MBC_ERR_UNSUPPORTED when the operating system
+ * gives no randomness (outputs zeroed). Outputs are the param's sizes.
+ */
+MBC_API mbc_err mbc_mlkem_keygen_seed(mbc_mlkem_param param, uint8_t *ek, uint8_t *dk,
+                                      const uint8_t *seed, size_t seed_len);
+MBC_API mbc_err mbc_mlkem_keygen(mbc_mlkem_param param, uint8_t *ek, uint8_t *dk);
+MBC_API mbc_err mbc_mlkem_encaps_m(mbc_mlkem_param param, uint8_t *ct,
+                                   uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek, size_t ek_len,
+                                   const uint8_t m[MBC_MLKEM_MSG_LEN]);
+MBC_API mbc_err mbc_mlkem_encaps(mbc_mlkem_param param, uint8_t *ct,
+                                 uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek, size_t ek_len);
+MBC_API mbc_err mbc_mlkem_decaps(mbc_mlkem_param param, uint8_t ss[MBC_MLKEM_SS_LEN],
+                                 const uint8_t *ct, size_t ct_len, const uint8_t *dk,
+                                 size_t dk_len);
+
+/* ------------------------------------------------------------------------ */
 /* The lane manager: batching requests from independent callers             */
 /* ------------------------------------------------------------------------ */
 
@@ -907,7 +1041,21 @@ typedef enum mbc_job_op {
     /* A new key pair (mbc_x25519_keygen). No key, no input. out: the
      * private scalar, out_len >= 32; out2: its public key, out2_len >= 32.
      * out and out2 must not overlap. */
-    MBC_OP_X25519_KEYGEN = 9
+    MBC_OP_X25519_KEYGEN = 9,
+    /* A new ML-KEM-768 key pair (mbc_mlkem_keygen). No key, no input.
+     * out: the encapsulation key, out_len >= 1184; out2: the decapsulation
+     * key, out2_len >= 2400. */
+    MBC_OP_MLKEM768_KEYGEN = 10,
+    /* ML-KEM-768 encapsulation (mbc_mlkem_encaps, random m). No key. in:
+     * the encapsulation key, in_len == 1184; out: the ciphertext, out_len
+     * >= 1088; out2: the shared secret, out2_len >= 32. An ek failing the
+     * modulus check completes with MBC_ERR_BAD_PARAM. */
+    MBC_OP_MLKEM768_ENCAPS = 11,
+    /* ML-KEM-768 decapsulation (mbc_mlkem_decaps). No key object: in: the
+     * ciphertext, in_len == 1088; in2: the decapsulation key, in2_len ==
+     * 2400; out: the shared secret, out_len >= 32. A dk failing the hash
+     * check completes with MBC_ERR_BAD_PARAM. */
+    MBC_OP_MLKEM768_DECAPS = 12
 } mbc_job_op;
 
 /*

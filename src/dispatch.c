@@ -12,6 +12,7 @@ void mbc_dispatch_fill(struct mbc_dispatch *t, uint64_t features)
     t->gcm = mbc_gcm_impl_for(features);
     t->ec = mbc_ec_impl_for(features);
     t->x25519 = mbc_x25519_impl_for(features);
+    t->mlkem = mbc_mlkem_impl_for(features);
 }
 
 uint64_t mbc_cpu_parse_mask(const char *s, int *malformed)
@@ -49,7 +50,7 @@ uint64_t mbc_cpu_parse_mask(const char *s, int *malformed)
 
 /* Portable until the first use fills it. */
 static struct mbc_dispatch g_table = {&mbc_rsa_impl_c, &mbc_gcm_impl_c, &mbc_ec_impl_c,
-                                      &mbc_x25519_impl_c};
+                                      &mbc_x25519_impl_c, &mbc_mlkem_impl_c};
 static uint64_t g_detected;
 static uint64_t g_env_mask = ~0ull;
 static uint64_t g_features;
@@ -105,6 +106,8 @@ static const struct mbc_impl_base *family_base(const struct mbc_dispatch *t, mbc
         return &t->ec->base;
     case MBC_ALG_X25519:
         return &t->x25519->base;
+    case MBC_ALG_MLKEM:
+        return &t->mlkem->base;
     }
     return NULL;
 }
@@ -143,6 +146,8 @@ const struct mbc_impl_table *mbc_impl_table_of(mbc_alg alg)
         return &mbc_ec_impl_table;
     case MBC_ALG_X25519:
         return &mbc_x25519_impl_table;
+    case MBC_ALG_MLKEM:
+        return &mbc_mlkem_impl_table;
     }
     return NULL;
 }

@@ -14,6 +14,7 @@
 #include "rsa/rsa_kern.h"
 #include "gcm/gcm_internal.h"
 #include "x25519/x25519_kern.h"
+#include "mlkem/mlkem_internal.h"
 
 /*
  * mbc_dispatch: one implementation per family, each chosen by the family's
@@ -27,6 +28,7 @@ struct mbc_dispatch {
     const struct mbc_gcm_impl *gcm;
     const struct mbc_ec_impl *ec;
     const struct mbc_x25519_impl *x25519;
+    const struct mbc_mlkem_impl *mlkem;
 };
 
 /* mbc_dispatch_fill: t gets, family by family, the fastest implementation

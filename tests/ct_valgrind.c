@@ -473,6 +473,77 @@ static void test_x25519(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* ML-KEM                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * test_mlkem: ML-KEM-768 with its secrets undefined: the seeds of key
+ * generation (8 lanes and a lone request), the m of encapsulation, the
+ * secret parts of dk (dk_PKE and z; its ek and H(ek) are public) for
+ * decapsulation of a valid and of a changed ciphertext (implicit
+ * rejection). The outputs must come out defined and consistent.
+ */
+static void test_mlkem(void **state)
+{
+    const char *impl = (const char *)*state;
+    const unsigned long before = begin();
+    mbt_use_alg_impl(MBC_ALG_MLKEM, impl);
+    enum { EK = MBC_MLKEM768_EK_LEN, DK = MBC_MLKEM768_DK_LEN, CT = MBC_MLKEM768_CT_LEN };
+    static uint8_t seed[8][64], m[8][32], ek[8][EK], dk[8][DK], ct[8][CT], ss[8][32], ss2[8][32];
+    uint8_t *e[8], *d[8], *c[8], *s[8], *s2[8];
+    const uint8_t *sd[8], *mm[8], *ce[8], *cc[8], *cd[8];
+    for (int i = 0; i < 8; i++) {
+        e[i] = ek[i];
+        d[i] = dk[i];
+        c[i] = ct[i];
+        s[i] = ss[i];
+        s2[i] = ss2[i];
+        sd[i] = seed[i];
+        mm[i] = m[i];
+        ce[i] = ek[i];
+        cc[i] = ct[i];
+        cd[i] = dk[i];
+    }
+    for (unsigned mask = 0x01; mask <= 0xFF; mask = mask == 1 ? 0xFF : 0x100) {
+        mbt_rand_bytes(&seed[0][0], sizeof(seed));
+        mbt_rand_bytes(&m[0][0], sizeof(m));
+        secret(seed, sizeof(seed));
+        secret(m, sizeof(m));
+        assert_int_equal(
+            mbc_status_ok_mask(mbc_mlkem_keygen_seed_mb8(MBC_MLKEM_768, e, d, sd, mask)), mask);
+        for (unsigned l = 0; l < 8; l++) {
+            if ((mask >> l) & 1u) {
+                assert_true(is_defined(ek[l], EK));
+                assert_true(is_defined(dk[l], DK));
+                /* the secret parts of dk undefined again for decaps */
+                secret(dk[l], 384 * 3);
+                secret(dk[l] + DK - 32, 32);
+            }
+        }
+        assert_int_equal(
+            mbc_status_ok_mask(mbc_mlkem_encaps_m_mb8(MBC_MLKEM_768, c, s, ce, mm, mask)), mask);
+        ct[0][5] ^= (uint8_t)(mask == 0xFF ? 0 : 1); /* the lone request: rejected */
+        ct[3][100] ^= 1;                             /* in the batch: rejected */
+        assert_int_equal(mbc_status_ok_mask(mbc_mlkem_decaps_mb8(MBC_MLKEM_768, s2, cc, cd, mask)),
+                         mask);
+        for (unsigned l = 0; l < 8; l++) {
+            if ((mask >> l) & 1u) {
+                assert_true(is_defined(ct[l], CT));
+                assert_true(is_defined(ss[l], 32));
+                assert_true(is_defined(ss2[l], 32));
+                const int rejected = l == 3 || (l == 0 && mask != 0xFF);
+                assert_int_equal(memcmp(ss[l], ss2[l], 32) == 0, !rejected);
+            }
+        }
+    }
+    mbc_cpu_restrict(~(uint64_t)0);
+    print_message("# mlkem/%s: ML-KEM-768 keygen, encaps, decaps (valid and rejected), 8 lanes and "
+                  "1, with undefined seeds, m and dk\n",
+                  impl);
+    no_reports(before, impl);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Controls: memcheck must report each                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -563,6 +634,8 @@ int main(int argc, char **argv)
         {"test_gcm/c", test_gcm, NULL, NULL, (void *)"c"},
         {"test_gcm/aesni", test_gcm, NULL, NULL, (void *)"aesni"},
         {"test_x25519/c", test_x25519, NULL, NULL, (void *)"c"},
+        {"test_mlkem/c", test_mlkem, NULL, NULL, (void *)"c"},
+        {"test_mlkem/avx2", test_mlkem, NULL, NULL, (void *)"avx2"},
     };
     const struct CMUnitTest controls[] = {
         cmocka_unit_test(test_control_branch),

@@ -140,7 +140,7 @@ static void test_impl_pick(void **state)
     /* every family's own table: the last row runs anywhere, and picking
      * with a row's own needs selects that row (rows above need features
      * it lacks), which is how the tests select each implementation */
-    for (mbc_alg alg = MBC_ALG_RSA; alg <= MBC_ALG_X25519; alg++) {
+    for (mbc_alg alg = MBC_ALG_RSA; alg <= MBC_ALG_MLKEM; alg++) {
         const struct mbc_impl_table *t = mbc_impl_table_of(alg);
         assert_non_null(t);
         assert_true(t->n >= 1);
@@ -169,6 +169,8 @@ static void test_impl_info(void **state)
         {MBC_ALG_EC, 1u << MBC_OP_ECDSA_SIGN | 1u << MBC_OP_ECDSA_VERIFY | 1u << MBC_OP_ECDH |
                          1u << MBC_OP_EC_KEYGEN_P256 | 1u << MBC_OP_EC_KEYGEN_P384},
         {MBC_ALG_X25519, 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN},
+        {MBC_ALG_MLKEM, 1u << MBC_OP_MLKEM768_KEYGEN | 1u << MBC_OP_MLKEM768_ENCAPS |
+                            1u << MBC_OP_MLKEM768_DECAPS},
     };
     const uint64_t all = mbc_cpu_restrict(~0ull);
     for (int pass = 0; pass < 2; pass++) {

@@ -170,6 +170,42 @@ static mbc_err x25519_keygen_lone(const struct mbc_lanes *l)
     return mbc_x25519_keygen(l->out[0], l->out2[0]);
 }
 
+/* ML-KEM-768 key generation: ek to out, dk to out2. */
+static mbc_status mlkem_keygen_batch(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_keygen_mb8(MBC_MLKEM_768, l->out, l->out2, l->mask);
+}
+
+static mbc_err mlkem_keygen_lone(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_keygen(MBC_MLKEM_768, l->out[0], l->out2[0]);
+}
+
+/* ML-KEM-768 encapsulation: ek is in, the ciphertext to out, the secret
+ * to out2. */
+static mbc_status mlkem_encaps_batch(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_encaps_mb8(MBC_MLKEM_768, l->out, l->out2, l->in, l->mask);
+}
+
+static mbc_err mlkem_encaps_lone(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_encaps(MBC_MLKEM_768, l->out[0], l->out2[0], l->in[0], l->in_len[0]);
+}
+
+/* ML-KEM-768 decapsulation: the ciphertext is in, dk in2, the secret to
+ * out. */
+static mbc_status mlkem_decaps_batch(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_decaps_mb8(MBC_MLKEM_768, l->out, l->in, l->in2, l->mask);
+}
+
+static mbc_err mlkem_decaps_lone(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_decaps(MBC_MLKEM_768, l->out[0], l->in[0], l->in_len[0], l->in2[0],
+                            MBC_MLKEM768_DK_LEN);
+}
+
 /*
  * The rows, one macro per operation (its size as the arguments). Lengths
  * left out are 0: the field is not used (see sched.h).
@@ -243,6 +279,30 @@ static mbc_err x25519_keygen_lone(const struct mbc_lanes *l)
         .lone = x25519_keygen_lone                                                                 \
     }
 
+/*
+ * ML-KEM-768: keyless rows. They run at 8 jobs: a batch hashes the SHAKE
+ * streams of all its requests side by side (four at a time on AVX2), so
+ * more requests fill the 4-way groups better.
+ */
+#define MLKEM768_KEYGEN                                                                            \
+    {                                                                                              \
+        .op = MBC_OP_MLKEM768_KEYGEN, .name = "mlkem768-keygen", .out_len = MBC_MLKEM768_EK_LEN,   \
+        .out2_len = MBC_MLKEM768_DK_LEN, .lanes = MBC_LANES, .batch = mlkem_keygen_batch,          \
+        .lone = mlkem_keygen_lone                                                                  \
+    }
+#define MLKEM768_ENCAPS                                                                            \
+    {                                                                                              \
+        .op = MBC_OP_MLKEM768_ENCAPS, .name = "mlkem768-encaps", .in_len = MBC_MLKEM768_EK_LEN,    \
+        .out_len = MBC_MLKEM768_CT_LEN, .out2_len = MBC_MLKEM_SS_LEN, .lanes = MBC_LANES,          \
+        .batch = mlkem_encaps_batch, .lone = mlkem_encaps_lone                                     \
+    }
+#define MLKEM768_DECAPS                                                                            \
+    {                                                                                              \
+        .op = MBC_OP_MLKEM768_DECAPS, .name = "mlkem768-decaps", .in_len = MBC_MLKEM768_CT_LEN,    \
+        .in2_len = MBC_MLKEM768_DK_LEN, .out_len = MBC_MLKEM_SS_LEN, .lanes = MBC_LANES,           \
+        .batch = mlkem_decaps_batch, .lone = mlkem_decaps_lone                                     \
+    }
+
 const struct mbc_class mbc_classes[] = {
     RSA_PRIVATE(2048),
     RSA_PRIVATE(3072),
@@ -260,6 +320,9 @@ const struct mbc_class mbc_classes[] = {
     EC_KEYGEN(MBC_OP_EC_KEYGEN_P384, MBC_CURVE_P384, "p384", 48),
     X25519_DERIVE,
     X25519_KEYGEN,
+    MLKEM768_KEYGEN,
+    MLKEM768_ENCAPS,
+    MLKEM768_DECAPS,
 };
 
 const unsigned mbc_num_classes = sizeof(mbc_classes) / sizeof(mbc_classes[0]);

@@ -223,6 +223,7 @@ static const struct {
     {MBC_ALG_GCM, {"vaes512", "aesni", "c"}},
     {MBC_ALG_EC, {"ifma", "c"}},
     {MBC_ALG_X25519, {"ifma", "adx", "c"}},
+    {MBC_ALG_MLKEM, {"avx512", "avx2", "c"}},
 };
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
 

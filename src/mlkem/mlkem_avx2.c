@@ -1,0 +1,303 @@
+/*
+ * mlkem_avx2.c - the AVX2 kernels of ML-KEM: SampleNTT and the noise PRF
+ * four streams at a time on the 4-way Keccak (keccak4_avx2.c; a last group
+ * of fewer than four streams hashes copies of its first stream in the idle
+ * slots, into scratch), and the NTT, its inverse and the base
+ * multiplication on 16 coefficients at a time: poly.c's multiplications and
+ * reductions, lane by lane, so the results are its bits. Compiled with
+ * -mavx2 (this object only); selected only when the CPU has MBC_CPU_AVX2.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "../hash/keccak.h"
+#include "mlkem_internal.h"
+
+/* Built twice, as keccak4_avx2.c: _avx2 on the AVX2 Keccak, _avx512 (with
+ * MBC_AVX512=1) on its AVX-512VL form; the arithmetic is the same. */
+#if MBC_AVX512
+#define K4(name) name##_avx512
+#else
+#define K4(name) name##_avx2
+#endif
+
+#define SAMPLE_BLOCKS 3
+
+#include "zetas_avx2.h"
+
+/*
+ * rej16: mbc_mlkem_rej on 16 candidates (24 bytes) at a time: the bytes
+ * spread into 16-bit lanes by a shuffle, the 12-bit values masked or
+ * shifted out, compared with q, and the accepted ones moved to the front
+ * of each half by a shuffle from rej_idx (the stream is public: its
+ * acceptance mask may pick table rows). The tail, and the last few values,
+ * go through mbc_mlkem_rej. Same values as mbc_mlkem_rej, in the same
+ * order.
+ */
+unsigned K4(mbc_mlkem_rej)(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len)
+{
+    const __m256i bound = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i low12 = _mm256_set1_epi16(0x0FFF);
+    /* 16-bit lane 2p: bytes 3p, 3p + 1; lane 2p + 1: bytes 3p + 1, 3p + 2
+     * (the upper half reads 4 bytes further: its 12 bytes start at 4) */
+    const __m256i spread = _mm256_setr_epi8(0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, 4, 5,
+                                            5, 6, 7, 8, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15);
+    size_t i = 0;
+    for (; i + 32 <= len && done + 16 <= MLKEM_N; i += 24) {
+        __m256i f = _mm256_loadu_si256((const __m256i *)(buf + i));
+        f = _mm256_permute4x64_epi64(f, 0x94); /* qwords 0 1 | 1 2 */
+        f = _mm256_shuffle_epi8(f, spread);
+        const __m256i d =
+            _mm256_blend_epi16(_mm256_and_si256(f, low12), _mm256_srli_epi16(f, 4), 0xAA);
+        const __m256i good = _mm256_cmpgt_epi16(bound, d);
+        const unsigned m =
+            (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(good, _mm256_setzero_si256()));
+        const unsigned m0 = m & 0xFF, m1 = (m >> 16) & 0xFF;
+        const __m128i lo = _mm_shuffle_epi8(_mm256_castsi256_si128(d),
+                                            _mm_load_si128((const __m128i *)rej_idx[m0]));
+        const __m128i hi = _mm_shuffle_epi8(_mm256_extracti128_si256(d, 1),
+                                            _mm_load_si128((const __m128i *)rej_idx[m1]));
+        _mm_storeu_si128((__m128i *)(a + done), lo);
+        done += rej_count[m0];
+        _mm_storeu_si128((__m128i *)(a + done), hi);
+        done += rej_count[m1];
+    }
+    return mbc_mlkem_rej(a, done, buf + i, len - i);
+}
+
+void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
+{
+    uint8_t buf[4][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+    int16_t spare[MLKEM_N];
+    uint8_t *bp[4] = {buf[0], buf[1], buf[2], buf[3]};
+    for (unsigned g = 0; g < n; g += 4) {
+        const uint8_t *in[4];
+        int16_t *dst[4];
+        for (unsigned i = 0; i < 4; i++) {
+            const int live = g + i < n;
+            in[i] = seed[live ? g + i : g];
+            dst[i] = live ? out[g + i] : spare;
+        }
+        struct mbc_keccak4 k;
+        K4(mbc_shake4_absorb)(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
+        K4(mbc_shake4_squeeze)(&k, bp, SAMPLE_BLOCKS);
+        unsigned done[4], all = 1;
+        for (unsigned i = 0; i < 4; i++) {
+            done[i] = K4(mbc_mlkem_rej)(dst[i], 0, buf[i], sizeof(buf[i]));
+            all &= done[i] == MLKEM_N;
+        }
+        while (!all) {
+            K4(mbc_shake4_squeeze)(&k, bp, 1);
+            all = 1;
+            for (unsigned i = 0; i < 4; i++) {
+                done[i] = K4(mbc_mlkem_rej)(dst[i], done[i], buf[i], MBC_SHAKE128_RATE);
+                all &= done[i] == MLKEM_N;
+            }
+        }
+    }
+}
+
+void K4(mbc_mlkem_sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
+                              unsigned eta)
+{
+    /* 64 eta bytes: one block of SHAKE256 for eta 2, two for eta 3 */
+    uint8_t buf[4][2 * MBC_SHAKE256_RATE];
+    int16_t spare[MLKEM_N];
+    uint8_t *bp[4] = {buf[0], buf[1], buf[2], buf[3]};
+    const size_t blocks = (64 * eta + MBC_SHAKE256_RATE - 1) / MBC_SHAKE256_RATE;
+    for (unsigned g = 0; g < n; g += 4) {
+        const uint8_t *in[4];
+        for (unsigned i = 0; i < 4; i++) {
+            in[i] = seed[g + i < n ? g + i : g];
+        }
+        struct mbc_keccak4 k;
+        K4(mbc_shake4_absorb)(&k, MBC_SHAKE256_RATE, in, 33, 0x1F);
+        K4(mbc_shake4_squeeze)(&k, bp, blocks);
+        mbc_memzero(&k, sizeof(k));
+        for (unsigned i = 0; i < 4; i++) {
+            mbc_mlkem_cbd(g + i < n ? out[g + i] : spare, buf[i], eta);
+        }
+    }
+    mbc_memzero(buf, sizeof(buf));
+    mbc_memzero(spare, sizeof(spare));
+}
+
+/* ---- polynomial arithmetic ------------------------------------------------ */
+
+/* fqmul16: a b R^-1 mod q per lane, in (-q, q): poly.c's fqmul (the low
+ * halves of a b and t q are equal, so the high halves' difference is the
+ * exact shift). */
+static inline __m256i fqmul16(__m256i a, __m256i b)
+{
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i qinv = _mm256_set1_epi16((short)62209);
+    const __m256i lo = _mm256_mullo_epi16(a, b);
+    const __m256i hi = _mm256_mulhi_epi16(a, b);
+    const __m256i t = _mm256_mulhi_epi16(_mm256_mullo_epi16(lo, qinv), q);
+    return _mm256_sub_epi16(hi, t);
+}
+
+/* barrett16: poly.c's barrett per lane: a - q ((20159 a + 2^25) >> 26),
+ * the shift taken as ((20159 a) >> 16 + 2^9) >> 10 (the same floor). */
+static inline __m256i barrett16(__m256i a)
+{
+    const __m256i v = _mm256_set1_epi16(20159);
+    const __m256i r = _mm256_set1_epi16(1 << 9);
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i t = _mm256_srai_epi16(_mm256_add_epi16(_mm256_mulhi_epi16(a, v), r), 10);
+    return _mm256_sub_epi16(a, _mm256_mullo_epi16(t, q));
+}
+
+/* fwd: the forward butterfly of tops x and bottoms y with zetas z. */
+static inline void fwd(__m256i *x, __m256i *y, __m256i z)
+{
+    const __m256i t = fqmul16(z, *y);
+    *y = _mm256_sub_epi16(*x, t);
+    *x = _mm256_add_epi16(*x, t);
+}
+
+/* inv: the inverse butterfly. */
+static inline void inv(__m256i *x, __m256i *y, __m256i z)
+{
+    const __m256i t = *x;
+    *x = barrett16(_mm256_add_epi16(t, *y));
+    *y = fqmul16(z, _mm256_sub_epi16(*y, t));
+}
+
+#define ZV(tab, b) _mm256_load_si256((const __m256i *)(tab)[b])
+#define ZB(i) _mm256_set1_epi16(mbc_mlkem_zetas[i])
+#define SWAP_UNITS _MM_SHUFFLE(3, 1, 2, 0)
+
+void K4(mbc_mlkem_ntt)(int16_t a[MLKEM_N])
+{
+    __m256i v[16];
+    for (unsigned i = 0; i < 16; i++) {
+        v[i] = _mm256_loadu_si256((const __m256i *)(a + 16 * i));
+    }
+    /* len 128, 64, 32, 16: whole vectors, one zeta per group */
+    for (unsigned len = 8, k = 1; len >= 1; len >>= 1) {
+        for (unsigned start = 0; start < 16; start += 2 * len, k++) {
+            const __m256i z = ZB(k);
+            for (unsigned j = start; j < start + len; j++) {
+                fwd(&v[j], &v[j + len], z);
+            }
+        }
+    }
+    /* len 8, 4, 2: per block of 32 coefficients (v[2b], v[2b+1]) */
+    for (unsigned b = 0; b < 8; b++) {
+        __m256i A = v[2 * b], B = v[2 * b + 1];
+        __m256i x = _mm256_permute2x128_si256(A, B, 0x20),
+                y = _mm256_permute2x128_si256(A, B, 0x31);
+        fwd(&x, &y, ZV(zeta_fwd8, b));
+        A = _mm256_permute2x128_si256(x, y, 0x20);
+        B = _mm256_permute2x128_si256(x, y, 0x31);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        fwd(&x, &y, ZV(zeta_fwd4, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        fwd(&x, &y, ZV(zeta_fwd2, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        _mm256_storeu_si256((__m256i *)(a + 32 * b), barrett16(A));
+        _mm256_storeu_si256((__m256i *)(a + 32 * b + 16), barrett16(B));
+    }
+}
+
+void K4(mbc_mlkem_invntt)(int16_t a[MLKEM_N])
+{
+    __m256i v[16];
+    /* len 2, 4, 8: per block of 32 coefficients */
+    for (unsigned b = 0; b < 8; b++) {
+        __m256i A =
+            _mm256_shuffle_epi32(_mm256_loadu_si256((const __m256i *)(a + 32 * b)), SWAP_UNITS);
+        __m256i B = _mm256_shuffle_epi32(_mm256_loadu_si256((const __m256i *)(a + 32 * b + 16)),
+                                         SWAP_UNITS);
+        __m256i x = _mm256_unpacklo_epi64(A, B), y = _mm256_unpackhi_epi64(A, B);
+        inv(&x, &y, ZV(zeta_inv2, b));
+        A = _mm256_shuffle_epi32(_mm256_unpacklo_epi64(x, y), SWAP_UNITS);
+        B = _mm256_shuffle_epi32(_mm256_unpackhi_epi64(x, y), SWAP_UNITS);
+        x = _mm256_unpacklo_epi64(A, B);
+        y = _mm256_unpackhi_epi64(A, B);
+        inv(&x, &y, ZV(zeta_inv4, b));
+        A = _mm256_unpacklo_epi64(x, y);
+        B = _mm256_unpackhi_epi64(x, y);
+        x = _mm256_permute2x128_si256(A, B, 0x20);
+        y = _mm256_permute2x128_si256(A, B, 0x31);
+        inv(&x, &y, ZV(zeta_inv8, b));
+        v[2 * b] = _mm256_permute2x128_si256(x, y, 0x20);
+        v[2 * b + 1] = _mm256_permute2x128_si256(x, y, 0x31);
+    }
+    /* len 16, 32, 64, 128: whole vectors; group g of len uses zetas[256 /
+     * len - 1 - g] */
+    for (unsigned len = 1, top = 15; len <= 8; len <<= 1, top >>= 1) {
+        unsigned g = 0;
+        for (unsigned start = 0; start < 16; start += 2 * len, g++) {
+            const __m256i z = ZB(top - g); /* top = 16 / len - 1, no division */
+            for (unsigned j = start; j < start + len; j++) {
+                inv(&v[j], &v[j + len], z);
+            }
+        }
+    }
+    const __m256i f = _mm256_set1_epi16(1441);
+    for (unsigned i = 0; i < 16; i++) {
+        _mm256_storeu_si256((__m256i *)(a + 16 * i), fqmul16(v[i], f));
+    }
+}
+
+void K4(mbc_mlkem_basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
+                               const int16_t b[MLKEM_N])
+{
+    /* swap the two int16 of each 32-bit unit */
+    const __m256i swap = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2,
+                                          3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    for (unsigned i = 0; i < 16; i++) {
+        const __m256i va = _mm256_loadu_si256((const __m256i *)(a + 16 * i));
+        const __m256i vb = _mm256_loadu_si256((const __m256i *)(b + 16 * i));
+        const __m256i vr = _mm256_loadu_si256((const __m256i *)(r + 16 * i));
+        const __m256i z = _mm256_load_si256((const __m256i *)zeta_basemul[i]);
+        /* p = (a0 b0, a1 b1), s = (a0 b1, a1 b0) per pair */
+        const __m256i p = fqmul16(va, vb);
+        const __m256i s = fqmul16(va, _mm256_shuffle_epi8(vb, swap));
+        /* even: fqmul(a1 b1, zeta) + a0 b0; odd: a0 b1 + a1 b0 */
+        const __m256i even = _mm256_add_epi16(fqmul16(_mm256_srli_epi32(p, 16), z), p);
+        const __m256i odd = _mm256_add_epi16(s, _mm256_slli_epi32(s, 16));
+        _mm256_storeu_si256((__m256i *)(r + 16 * i),
+                            _mm256_add_epi16(vr, _mm256_blend_epi16(even, odd, 0xAA)));
+    }
+}
+
+void K4(mbc_mlkem_compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d)
+{
+    /* poly.c's compression lane by lane: x = a mod q in [0, q) (Barrett,
+     * then + q where negative), then ((x << d) + (q - 1) / 2) * 1290168 >>
+     * 32 in 64-bit products (even and odd 32-bit lanes apart), masked to d
+     * bits */
+    uint16_t v[MLKEM_N];
+    const __m256i q = _mm256_set1_epi16(MLKEM_Q);
+    const __m256i half = _mm256_set1_epi32((MLKEM_Q - 1) / 2);
+    const __m256i recip = _mm256_set1_epi32(1290168);
+    const __m256i dmask = _mm256_set1_epi32((int)((1u << d) - 1u));
+    const __m128i shift = _mm_cvtsi32_si128((int)d);
+    for (unsigned i = 0; i < MLKEM_N; i += 16) {
+        __m256i x = barrett16(_mm256_loadu_si256((const __m256i *)(a + i)));
+        x = _mm256_add_epi16(x, _mm256_and_si256(_mm256_srai_epi16(x, 15), q));
+        __m256i r[2];
+        for (unsigned h = 0; h < 2; h++) {
+            const __m256i x32 = _mm256_cvtepu16_epi32(h == 0 ? _mm256_castsi256_si128(x)
+                                                             : _mm256_extracti128_si256(x, 1));
+            const __m256i n = _mm256_add_epi32(_mm256_sll_epi32(x32, shift), half);
+            const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(n, recip), 32);
+            const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(n, 32), recip);
+            r[h] = _mm256_and_si256(_mm256_blend_epi32(even, odd, 0xAA), dmask);
+        }
+        /* 16 results of 32 bits back to 16 (packus works per 128-bit half) */
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(r[0], r[1]), 0xD8);
+        _mm256_storeu_si256((__m256i *)(v + i), p);
+    }
+    mbc_mlkem_pack(out, v, d);
+    memset(v, 0, sizeof(v));
+    __asm__ __volatile__("" : : "r"(v) : "memory");
+}
