@@ -1,5 +1,6 @@
 /* ec_impl.c - the EC implementations and their selection. */
 #include "../internal.h"
+#include "ec_adx.h"
 #include "ec_kern.h"
 
 /*
@@ -60,10 +61,35 @@ static const struct mbc_ec_impl ec_ifma = {
 };
 #endif
 
+#if MBC_HAVE_ADX
+/*
+ * adx: the scalar 64-bit kernels (ec_adx.c: MULX, ADCX, ADOX, a comb of
+ * 7-bit windows for the fixed base) on every request, one by one; the
+ * batch kernel, which only the tests' batch plan reaches, is the portable
+ * 8-lane one.
+ */
+#define EC_ADX_SET(op)                                                                             \
+    {                                                                                              \
+        .batch = mbc_ec_##op##_kern_c, .one = mbc_ec_##op##_kern_adx,                              \
+        .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
+    }
+static const struct mbc_ec_impl ec_adx = {
+    .base = {.info = {.name = "adx", .tier = MBC_TIER_SCALAR, .lanes = MBC_LANES, .fast_ops = 0},
+             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
+    .keygen = EC_ADX_SET(base),
+    .sign = EC_ADX_SET(sign),
+    .verify = EC_ADX_SET(verify),
+    .ecdh = EC_ADX_SET(ecdh),
+};
+#endif
+
 /* The implementations, fastest first: the first the CPU can run is used. */
 static const struct mbc_ec_impl *const ec_impls[] = {
 #if MBC_HAVE_IFMA
     &ec_ifma,
+#endif
+#if MBC_HAVE_ADX
+    &ec_adx,
 #endif
     &mbc_ec_impl_c,
 };
