@@ -188,6 +188,7 @@ typedef enum mbc_alg {
  * for MBC_ALG_RSA, MBC_ALG_EC and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
  * (portable); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni"
  * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced). NULL for an unknown alg.
+ * MBC_ALG_EC may also name "adx": the scalar 64-bit kernels (BMI2 + ADX).
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 

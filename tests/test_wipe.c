@@ -55,6 +55,7 @@
 #include "ossl_ec.h"
 #include "ossl_rsa.h"
 #include "test_hooks.h"
+#include "ec_impls.h"
 #include "test_util.h"
 #include "wipe.h"
 
@@ -1323,7 +1324,7 @@ static void ec_check(const char *what, struct ec_arg *e)
 
 static void test_ec(void **state)
 {
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_ec_impl(state);
     skip_if_sanitized();
     static const mbc_curve curves[] = {MBC_CURVE_P256, MBC_CURVE_P384};
     static const char *const names[] = {
@@ -1393,7 +1394,7 @@ int main(void)
         MBT_IMPL_TESTS(test_rsa_private),
         GCM_TESTS(test_gcm),
         MBT_IMPL_TESTS(test_x25519),
-        MBT_IMPL_TESTS(test_ec),
+        MBT_EC_IMPL_TESTS(test_ec),
     };
     const int rc = mbt_run("wipe", tests);
     for (int i = 0; i < 3; i++) {

@@ -109,6 +109,7 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #define EC64_ADD fe64_add4
 #define EC64_SUB fe64_sub4
 #define EC64_N_MUL(r, a, b) fe64_mont_mul4(r, a, b, ec64_p256.n)
+#define EC64_P_INV fe_p256_inv
 #include "ec_adx_curve.h"
 #undef EC64_N
 #undef EC64_CV
@@ -118,6 +119,7 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #undef EC64_ADD
 #undef EC64_SUB
 #undef EC64_N_MUL
+#undef EC64_P_INV
 
 #define EC64_N 6
 #define EC64_CV ec64_p384

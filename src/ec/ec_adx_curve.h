@@ -4,9 +4,10 @@
  *   EC64_N       the limbs of p and n (4, 6)
  *   EC64_CV      the curve's struct ec64_curve (ec_adx_tab.h)
  *   EC64_FN(x)   x with the curve's suffix (x##_p256)
- *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB (optional):
- *                the curve's own multiply and square mod p, multiply mod n,
- *                add and subtract (fe_p256_x64.h); fe64.h's generic ones else
+ *   EC64_P_MUL, EC64_P_SQR, EC64_P_INV, EC64_N_MUL, EC64_ADD, EC64_SUB
+ *                (optional): the curve's own multiply, square and inversion
+ *                mod p, multiply mod n (its squares too), add and subtract
+ *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
  * Points: projective (X : Y : Z) with the formulas of the 52-bit kernels
@@ -128,7 +129,11 @@ static void FN(pow_exp)(uint64_t *r, const uint64_t *a, const uint64_t *e, const
 /* p_inv: r = a^-1 R (a R in; 0 -> 0). n_inv: the same mod n. */
 static void FN(p_inv)(uint64_t *r, const uint64_t *a)
 {
+#ifdef EC64_P_INV
+    EC64_P_INV(r, a);
+#else
     FN(pow_exp)(r, a, CV->p_exp, CV->p_one, FN(p_mul), FN(p_sqr));
+#endif
 }
 
 static void FN(n_inv)(uint64_t *r, const uint64_t *a)

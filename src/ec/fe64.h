@@ -8,6 +8,7 @@
 #ifndef MBC_SRC_EC_FE64_H
 #define MBC_SRC_EC_FE64_H
 
+#include <immintrin.h>
 #include <stdint.h>
 
 #include "../ct.h"
@@ -30,29 +31,56 @@ FE64_INLINE uint64_t fe64_spread(uint64_t mask, const uint64_t *ops, unsigned n)
     return mbc_value_barrier(mask);
 }
 
-/* fe64_sub_borrow: r = a - b (N limbs), the borrow out (0 or 1). */
+/* fe64_sub_borrow: r = a - b (N limbs), the borrow out (0 or 1).
+ * fe64_add_carry: r = a + b (N limbs), the carry out (0 or 1).
+ * SBB / ADC chains through the intrinsics; under MemorySanitizer, which
+ * checks the carry operand of those intrinsics as a branch condition,
+ * plain 128-bit arithmetic (the same values). */
+#if !defined(MBC_MSAN)
 FE64_INLINE uint64_t fe64_sub_borrow(uint64_t *r, const uint64_t *a, const uint64_t *b, unsigned N)
 {
     unsigned char c = 0;
     for (unsigned j = 0; j < N; j++) {
         unsigned long long t;
-        c = __builtin_ia32_sbb_u64(c, a[j], b[j], &t);
+        c = _subborrow_u64(c, a[j], b[j], &t);
         r[j] = t;
     }
     return c;
 }
 
-/* fe64_add_carry: r = a + b (N limbs), the carry out (0 or 1). */
 FE64_INLINE uint64_t fe64_add_carry(uint64_t *r, const uint64_t *a, const uint64_t *b, unsigned N)
 {
     unsigned char c = 0;
     for (unsigned j = 0; j < N; j++) {
         unsigned long long t;
-        c = __builtin_ia32_addcarryx_u64(c, a[j], b[j], &t);
+        c = _addcarry_u64(c, a[j], b[j], &t);
         r[j] = t;
     }
     return c;
 }
+#else
+FE64_INLINE uint64_t fe64_sub_borrow(uint64_t *r, const uint64_t *a, const uint64_t *b, unsigned N)
+{
+    uint64_t c = 0;
+    for (unsigned j = 0; j < N; j++) {
+        const fe64_u128 d = (fe64_u128)a[j] - b[j] - c;
+        r[j] = (uint64_t)d;
+        c = (uint64_t)(d >> 64) & 1;
+    }
+    return c;
+}
+
+FE64_INLINE uint64_t fe64_add_carry(uint64_t *r, const uint64_t *a, const uint64_t *b, unsigned N)
+{
+    uint64_t c = 0;
+    for (unsigned j = 0; j < N; j++) {
+        const fe64_u128 t = (fe64_u128)a[j] + b[j] + c;
+        r[j] = (uint64_t)t;
+        c = (uint64_t)(t >> 64);
+    }
+    return c;
+}
+#endif
 
 /* fe64_select: r = mask ? a : b (mask all-ones or zero). */
 FE64_INLINE void fe64_select(uint64_t *r, uint64_t mask, const uint64_t *a, const uint64_t *b,

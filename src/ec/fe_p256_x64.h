@@ -17,6 +17,9 @@
 #ifndef MBC_SRC_EC_FE_P256_X64_H
 #define MBC_SRC_EC_FE_P256_X64_H
 
+#include <string.h>
+
+#include "../internal.h"
 #include "fe64.h"
 
 #if !defined(MBC_MSAN)
@@ -258,9 +261,156 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
 
 #endif
 
+#if !defined(MBC_MSAN)
+/* one reduction step of the square: q = t_i, t += q p from limb i on (see
+ * FE64_RED_P256), the carry run through the limbs above to the top word
+ * (rcx); CARRY is the "adcq $0" of the limbs between T4 and the top. */
+#define FE64_SQR_RED(T0, T1, T2, T3, T4, CARRY)                                                    \
+    "movq " T0 ", %%rdx\n\t"                                                                       \
+    "movq " T0 ", %%rsi\n\t"                                                                       \
+    "shlq $32, %%rsi\n\t"                                                                          \
+    "shrq $32, " T0 "\n\t"                                                                         \
+    "movabsq $0xffffffff00000001, %%rax\n\t"                                                       \
+    "mulxq %%rax, %%rax, %%rdx\n\t"                                                                \
+    "addq %%rsi, " T1 "\n\t"                                                                       \
+    "adcq " T0 ", " T2 "\n\t"                                                                      \
+    "adcq %%rax, " T3 "\n\t"                                                                       \
+    "adcq %%rdx, " T4 "\n\t" CARRY "adcq $0, %%rcx\n\t"
+
+/* FE64_SQR4_WIDE: r8..r15 = a^2 (8 limbs): the products a_i a_j (i < j)
+ * once, doubled, plus the squares; rax, rcx, rdx, rsi scratch */
+#define FE64_SQR4_WIDE                                                                             \
+    /* off-diagonal products into r9..r14 */                                                       \
+    "movq 0(%[a]), %%rdx\n\t"                                                                      \
+    "mulxq 8(%[a]), %%r9, %%r10\n\t"                                                               \
+    "mulxq 16(%[a]), %%rax, %%r11\n\t"                                                             \
+    "addq %%rax, %%r10\n\t"                                                                        \
+    "mulxq 24(%[a]), %%rax, %%r12\n\t"                                                             \
+    "adcq %%rax, %%r11\n\t"                                                                        \
+    "adcq $0, %%r12\n\t"                                                                           \
+    "movq 8(%[a]), %%rdx\n\t"                                                                      \
+    "mulxq 16(%[a]), %%rax, %%rcx\n\t"                                                             \
+    "mulxq 24(%[a]), %%rsi, %%r13\n\t"                                                             \
+    "addq %%rsi, %%rcx\n\t"                                                                        \
+    "adcq $0, %%r13\n\t"                                                                           \
+    "addq %%rax, %%r11\n\t"                                                                        \
+    "adcq %%rcx, %%r12\n\t"                                                                        \
+    "adcq $0, %%r13\n\t"                                                                           \
+    "movq 16(%[a]), %%rdx\n\t"                                                                     \
+    "mulxq 24(%[a]), %%rax, %%r14\n\t"                                                             \
+    "addq %%rax, %%r13\n\t"                                                                        \
+    "adcq $0, %%r14\n\t" /* doubled into r9..r15 */                                                \
+    "xorl %%r15d, %%r15d\n\t"                                                                      \
+    "addq %%r9, %%r9\n\t"                                                                          \
+    "adcq %%r10, %%r10\n\t"                                                                        \
+    "adcq %%r11, %%r11\n\t"                                                                        \
+    "adcq %%r12, %%r12\n\t"                                                                        \
+    "adcq %%r13, %%r13\n\t"                                                                        \
+    "adcq %%r14, %%r14\n\t"                                                                        \
+    "adcq $0, %%r15\n\t" /* plus the squares: r8..r15 = a^2 */                                     \
+    "movq 0(%[a]), %%rdx\n\t"                                                                      \
+    "mulxq %%rdx, %%r8, %%rax\n\t"                                                                 \
+    "addq %%rax, %%r9\n\t"                                                                         \
+    "movq 8(%[a]), %%rdx\n\t"                                                                      \
+    "mulxq %%rdx, %%rax, %%rcx\n\t"                                                                \
+    "adcq %%rax, %%r10\n\t"                                                                        \
+    "adcq %%rcx, %%r11\n\t"                                                                        \
+    "movq 16(%[a]), %%rdx\n\t"                                                                     \
+    "mulxq %%rdx, %%rax, %%rcx\n\t"                                                                \
+    "adcq %%rax, %%r12\n\t"                                                                        \
+    "adcq %%rcx, %%r13\n\t"                                                                        \
+    "movq 24(%[a]), %%rdx\n\t"                                                                     \
+    "mulxq %%rdx, %%rax, %%rcx\n\t"                                                                \
+    "adcq %%rax, %%r14\n\t"                                                                        \
+    "adcq %%rcx, %%r15\n\t"
+
+/* fe_p256_sqr: r = a^2 / R mod p: the 8-limb square (the products a_i a_j,
+ * i < j, once, doubled, plus the squares), then four reduction steps. */
+static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
+{
+    __asm__ volatile(
+        FE64_SQR4_WIDE
+        /* four reduction steps, the top word in rcx */
+        "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED(
+            "%%r8", "%%r9", "%%r10", "%%r11", "%%r12",
+            "adcq $0, %%r13\n\tadcq $0, %%r14\n\tadcq $0, %%r15\n\t")
+            FE64_SQR_RED("%%r9", "%%r10", "%%r11", "%%r12", "%%r13",
+                         "adcq $0, %%r14\n\tadcq $0, %%r15\n\t")
+                FE64_SQR_RED("%%r10", "%%r11", "%%r12", "%%r13", "%%r14", "adcq $0, %%r15\n\t")
+                    FE64_SQR_RED("%%r11", "%%r12", "%%r13", "%%r14", "%%r15", "")
+        /* r12..r15 + rcx 2^256 < 2p: subtract p, keep on a borrow */
+        "movq %%r12, %%r8\n\t"
+        "movq %%r13, %%r9\n\t"
+        "movq %%r14, %%rax\n\t"
+        "movq %%r15, %%rdx\n\t"
+        "movl $0xffffffff, %%esi\n\t"
+        "movabsq $0xffffffff00000001, %%r10\n\t"
+        "subq $-1, %%r8\n\t"
+        "sbbq %%rsi, %%r9\n\t"
+        "sbbq $0, %%rax\n\t"
+        "sbbq %%r10, %%rdx\n\t"
+        "sbbq $0, %%rcx\n\t"
+        "cmovcq %%r12, %%r8\n\t"
+        "cmovcq %%r13, %%r9\n\t"
+        "cmovcq %%r14, %%rax\n\t"
+        "cmovcq %%r15, %%rdx\n\t"
+        "movq %%r8, 0(%[r])\n\t"
+        "movq %%r9, 8(%[r])\n\t"
+        "movq %%rax, 16(%[r])\n\t"
+        "movq %%rdx, 24(%[r])\n\t"
+        :
+        : [r] "r"(r), [a] "r"(a)
+        : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+          "memory");
+}
+
+#else
 static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
 {
     fe_p256_mul(r, a, a);
+}
+#endif
+
+/* fe_p256_inv: r = a^(p-2) = a^-1 R (a R in; 0 -> 0), by the addition chain
+ * of p - 2: x_k = a^(2^k - 1) for k = 2, 3, 6, 12, 15, 30, 32, then
+ * ((((x32 2^32 + 1) 2^128 + x32) 2^32 + x32) 2^30 + x30) 2^2 + 1 in the
+ * exponent: 255 squarings, 12 multiplies. */
+static void fe_p256_sqr_n(uint64_t *r, const uint64_t *a, unsigned n)
+{
+    fe_p256_sqr(r, a);
+    for (unsigned i = 1; i < n; i++) {
+        fe_p256_sqr(r, r);
+    }
+}
+
+static void fe_p256_inv(uint64_t *r, const uint64_t *a)
+{
+    /* x[X_k] = a^(2^k - 1), built from x[base] squared sqr times, times x[by] */
+    enum { X1, X2, X3, X6, X12, X15, X30, X32, NX };
+    static const struct {
+        unsigned char to, base, sqr, by;
+    } chain[] = {
+        {X2, X1, 1, X1},   {X3, X2, 1, X1},     {X6, X3, 3, X3},   {X12, X6, 6, X6},
+        {X15, X12, 3, X3}, {X30, X15, 15, X15}, {X32, X30, 2, X2},
+    };
+    /* then the exponent x32 2^224 + 2^192 + x32 2^64 + x32 2^32 + x30 2^2 + 1 */
+    static const struct {
+        unsigned char sqr, by;
+    } tail[] = {{32, X1}, {128, X32}, {32, X32}, {30, X30}, {2, X1}};
+    uint64_t x[NX][4], t[4];
+    memcpy(x[X1], a, sizeof(x[X1]));
+    for (unsigned i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
+        fe_p256_sqr_n(t, x[chain[i].base], chain[i].sqr);
+        fe_p256_mul(x[chain[i].to], t, x[chain[i].by]);
+    }
+    memcpy(t, x[X32], sizeof(t));
+    for (unsigned i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+        fe_p256_sqr_n(t, t, tail[i].sqr);
+        fe_p256_mul(t, t, x[tail[i].by]);
+    }
+    memcpy(r, t, sizeof(t));
+    mbc_memzero(x, sizeof(x));
+    mbc_memzero(t, sizeof(t));
 }
 
 #endif /* MBC_SRC_EC_FE_P256_X64_H */
