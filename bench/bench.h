@@ -29,6 +29,7 @@
 /* Peers (--compare). */
 #define PEER_OPENSSL 1u
 #define PEER_IPSEC_MB 2u
+#define PEER_CRYPTO_MB 4u
 
 /* bench_opts: the command line, as every part of the bench sees it. */
 typedef struct bench_opts {
@@ -298,5 +299,23 @@ int gcm_run(void *ts, const void *arg, double seconds, run_out *out);
 /* gcm_ipsec_mb: intel-ipsec-mb's version and architecture, or NULL when not
  * built in. */
 const char *gcm_ipsec_mb(void);
+
+/* crypto_mb (bench_cmb.c): Intel's multi-buffer library as a peer, its
+ * 8-lane _ssl_mb8 calls (those QAT_Engine makes), when meson found it (see
+ * meson_options.txt: crypto_mb). cmb_version: its version, NULL when not
+ * built in; cmb_unusable: NULL when it can run here, else why not (it needs
+ * AVX-512 IFMA). A case is one family and size (CMB_RSA: bits 2048..4096;
+ * CMB_EC: 256, 384; CMB_X25519), every lane of every operation checked
+ * against OpenSSL when it is made (NULL, reason on stderr, on failure); the
+ * ops are the family's (RSA_OP_*, EC_OP_*, X25519_OP_*); cmb_run takes a
+ * pk_arg. Its EC keygen returns Jacobian X:Y:Z, without the inversion. */
+enum cmb_family { CMB_RSA, CMB_EC, CMB_X25519 };
+typedef struct cmb_case cmb_case;
+const char *cmb_version(void);
+const char *cmb_unusable(void);
+cmb_case *cmb_case_new(enum cmb_family fam, unsigned bits, const bench_opts *opts);
+void cmb_case_free(cmb_case *c);
+void *const *cmb_case_threads(const cmb_case *c);
+int cmb_run(void *ts, const void *arg, double seconds, run_out *out);
 
 #endif /* MBC_BENCH_BENCH_H */

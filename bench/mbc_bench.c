@@ -291,6 +291,19 @@ static int peer(unsigned p)
     return (g_opts.peers & p) != 0;
 }
 
+/* cmb_family_of: crypto_mb's family of a public-key family. */
+static enum cmb_family cmb_family_of(enum family fam)
+{
+    return fam == FAM_RSA ? CMB_RSA : fam == FAM_EC ? CMB_EC : CMB_X25519;
+}
+
+/* cmb_mark: "*" after crypto_mb's ratio where its operation does less than
+ * ours: EC keygen, whose point it leaves in Jacobian X:Y:Z (no inversion). */
+static const char *cmb_mark(enum family fam, unsigned op)
+{
+    return fam == FAM_EC && op == EC_OP_KEYGEN ? "*" : " ";
+}
+
 static double g_min_share = 1.0; /* lowest CPU share of any measurement */
 
 /* measure: measure_items, keeping track of the CPU share. */
@@ -416,26 +429,45 @@ static void pk_section(enum family fam)
             out("\n%s, operations/s: mbcrypto %s, 8-lane calls with all lanes full; OpenSSL "
                 "one operation per call\n",
                 fd->title, mbc_impl_name((mbc_alg)fd->alg));
+            if (peer(PEER_CRYPTO_MB)) {
+                out("crypto_mb: %s, its _ssl_mb8 calls (QAT_Engine's), 8 lanes full%s\n",
+                    cmb_version(),
+                    fam == FAM_EC ? "; * keygen: crypto_mb's point is left in Jacobian X:Y:Z "
+                                    "(no inversion), ours is affine"
+                                  : "");
+            }
             out("%-14s", "");
             for (unsigned op = 0; op < nops; op++) {
                 out(" %9s", fd->cols[op]);
                 if (peer(PEER_OPENSSL)) {
                     out(" %9s %7s", "openssl/s", "ratio");
                 }
+                if (peer(PEER_CRYPTO_MB)) {
+                    out(" %9s %7s ", "cmb/s", "ratio");
+                }
                 out(" ");
             }
             out("%7s\n", "spread");
             header = 1;
         }
+        const size_t n_items = 1 + (peer(PEER_OPENSSL) ? 1 : 0) + (peer(PEER_CRYPTO_MB) ? 1 : 0);
         pk_case *c = fd->case_new(cd->bits, &g_opts);
+        cmb_case *cmb = NULL;
+        if (c != NULL && peer(PEER_CRYPTO_MB)) {
+            cmb = cmb_case_new(cmb_family_of(fam), cd->bits, &g_opts);
+            if (cmb == NULL) {
+                fd->case_free(c);
+                c = NULL;
+            }
+        }
         if (c == NULL) {
             for (unsigned op = 0; op < nops; op++) {
-                g_items_done += (g_sel[ci] >> op & 1u) * (peer(PEER_OPENSSL) ? 2 : 1);
+                g_items_done += (g_sel[ci] >> op & 1u) * n_items;
             }
             failed(cd->name, NULL);
             continue;
         }
-        item_result res[MAX_OPS][2]; /* [op][mbcrypto, openssl] */
+        item_result res[MAX_OPS][3]; /* [op][mbcrypto, openssl, crypto_mb] */
         int ok[MAX_OPS] = {0};
         pk_arg args[MAX_OPS];
         int any_ok = 0;
@@ -444,11 +476,18 @@ static void pk_section(enum family fam)
             if (!(g_sel[ci] & (1u << op))) {
                 continue;
             }
-            bench_item items[2] = {
+            bench_item items[3] = {
                 mk_item("mbcrypto", fd->run_mb8, &args[op], fd->threads(c), 0, 0),
-                mk_item("openssl", fd->run_ossl, &args[op], fd->threads(c), 0, 0),
             };
-            size_t n = peer(PEER_OPENSSL) ? 2 : 1;
+            size_t n = 1, at[3] = {0, 0, 0};
+            if (peer(PEER_OPENSSL)) {
+                at[1] = n;
+                items[n++] = mk_item("openssl", fd->run_ossl, &args[op], fd->threads(c), 0, 0);
+            }
+            if (peer(PEER_CRYPTO_MB)) {
+                at[2] = n;
+                items[n++] = mk_item("crypto_mb", cmb_run, &args[op], cmb_case_threads(cmb), 0, 0);
+            }
             progress(n, "%s %s", cd->name, fd->ops[op]);
             if (measure(items, n) != 0) {
                 failed(cd->name, fd->ops[op]);
@@ -456,10 +495,12 @@ static void pk_section(enum family fam)
             }
             any_ok = 1;
             ok[op] = 1;
-            res[op][0] = items[0].res;
-            res[op][1] = items[1].res;
+            for (size_t i = 0; i < 3; i++) {
+                res[op][i] = items[at[i]].res;
+            }
         }
         fd->case_free(c);
+        cmb_case_free(cmb);
         if (!any_ok) {
             continue;
         }
@@ -473,6 +514,9 @@ static void pk_section(enum family fam)
                 if (peer(PEER_OPENSSL)) {
                     out(" %9s %7s", "-", "-");
                 }
+                if (peer(PEER_CRYPTO_MB)) {
+                    out(" %9s %7s ", "-", "-");
+                }
                 out(" ");
                 continue;
             }
@@ -482,6 +526,11 @@ static void pk_section(enum family fam)
                 out(" %s %s", fmt_num(b, res[op][1].rate.med),
                     fmt_ratio(r, res[op][0].rate.med / res[op][1].rate.med));
                 spread = fmax(spread, res[op][1].spread);
+            }
+            if (peer(PEER_CRYPTO_MB)) {
+                out(" %s %s%s", fmt_num(b, res[op][2].rate.med),
+                    fmt_ratio(r, res[op][0].rate.med / res[op][2].rate.med), cmb_mark(fam, op));
+                spread = fmax(spread, res[op][2].spread);
             }
             out(" ");
         }
@@ -505,7 +554,21 @@ static void pk_section(enum family fam)
                 if (peer(PEER_OPENSSL)) {
                     json_num("vs_openssl", res[op][0].rate.med / res[op][1].rate.med);
                 }
+                if (peer(PEER_CRYPTO_MB)) {
+                    json_num("vs_crypto_mb", res[op][0].rate.med / res[op][2].rate.med);
+                }
                 json_obj_end();
+            }
+            if (peer(PEER_CRYPTO_MB)) {
+                snprintf(sl, sizeof(sl), "%s %s crypto_mb", cd->name, fd->ops[op]);
+                scaling_add(sl, 1, &res[op][2]);
+                if (g_opts.json) {
+                    json_result_head("throughput", cd->name, fd->ops[op], "crypto_mb",
+                                     cmb_version(), &res[op][2]);
+                    json_str("path", "crypto_mb _ssl_mb8 calls, 8 lanes");
+                    json_bool("jacobian_out", fam == FAM_EC && op == EC_OP_KEYGEN);
+                    json_obj_end();
+                }
             }
             if (peer(PEER_OPENSSL)) {
                 snprintf(sl, sizeof(sl), "%s %s openssl", cd->name, fd->ops[op]);
@@ -993,8 +1056,12 @@ static void usage(FILE *f)
             "                     server); request i uses key i mod N, so 8 keys give\n"
             "                     every lane of a batch its own key. OpenSSL generates\n"
             "                     them at start.\n"
-            "  --compare LIST     peers: openssl, ipsec-mb (AES-GCM only), all, none\n"
-            "                     (default: all that are built in). Results are always\n"
+            "  --compare LIST     peers: openssl, ipsec-mb (AES-GCM only), crypto_mb\n"
+            "                     (RSA, EC, X25519 throughput tables: Intel's 8-lane\n"
+            "                     _ssl_mb8 calls, when built in: meson -Dcrypto_mb=PREFIX;\n"
+            "                     its EC keygen leaves the point in Jacobian X:Y:Z,\n"
+            "                     marked *), all, none (default: openssl and\n"
+            "                     ipsec-mb when built in). Results are always\n"
             "                     checked against OpenSSL, whatever the peers.\n"
             "  --concurrency [K,...]\n"
             "                     instead of throughput tables: for each selected RSA\n"
@@ -1145,10 +1212,20 @@ static void parse_peers(const char *s)
                             "was built");
             }
             g_opts.peers |= PEER_IPSEC_MB;
+        } else if (strcmp(tok, "crypto_mb") == 0 || strcmp(tok, "crypto-mb") == 0) {
+            if (cmb_unusable() != NULL) {
+                fprintf(stderr,
+                        "mbc_bench: note: --compare crypto_mb: %s; its column is left out\n",
+                        cmb_unusable());
+            } else {
+                g_opts.peers |= PEER_CRYPTO_MB;
+            }
         } else if (strcmp(tok, "all") == 0) {
-            g_opts.peers |= PEER_OPENSSL | (gcm_ipsec_mb() != NULL ? PEER_IPSEC_MB : 0);
+            g_opts.peers |= PEER_OPENSSL | (gcm_ipsec_mb() != NULL ? PEER_IPSEC_MB : 0) |
+                            (cmb_unusable() == NULL ? PEER_CRYPTO_MB : 0);
         } else if (strcmp(tok, "none") != 0) {
-            usage_error("--compare: unknown peer '%s' (openssl, ipsec-mb, all, none)", tok);
+            usage_error("--compare: unknown peer '%s' (openssl, ipsec-mb, crypto_mb, all, none)",
+                        tok);
         }
     }
 }
@@ -1347,11 +1424,12 @@ static int apply_impl(const impl_choice *ic)
 static size_t count_items(void)
 {
     size_t n = 0;
-    const size_t ossl = peer(PEER_OPENSSL) ? 1 : 0, imb = peer(PEER_IPSEC_MB) ? 1 : 0;
+    const size_t ossl = peer(PEER_OPENSSL) ? 1 : 0, imb = peer(PEER_IPSEC_MB) ? 1 : 0,
+                 cmb = peer(PEER_CRYPTO_MB) ? 1 : 0;
     for (size_t i = 0; i < NUM_CASES; i++) {
         for (unsigned op = 0; op < fams[cases[i].fam].num_ops; op++) {
             if (g_sel[i] & (1u << op)) {
-                n += 1 + ossl + (cases[i].fam == FAM_GCM ? imb : 0);
+                n += 1 + ossl + (cases[i].fam == FAM_GCM ? imb : cmb);
             }
             if (g_conc_sel[i] & (1u << op)) {
                 n += g_opts.num_k + 2 + ossl;
@@ -1379,6 +1457,7 @@ static void print_header(void)
         json_str("mbcrypto", mbc_version_string());
         json_str("openssl", OpenSSL_version(OPENSSL_VERSION));
         json_str("ipsec_mb", imb);
+        json_str("crypto_mb", cmb_version());
         char buf[32];
         snprintf(buf, sizeof(buf), "0x%" PRIx64, mbc_cpu_features());
         json_str("cpu_features", buf);
@@ -1409,6 +1488,9 @@ static void print_header(void)
         if (peer(PEER_IPSEC_MB)) {
             json_str(NULL, "ipsec-mb");
         }
+        if (peer(PEER_CRYPTO_MB)) {
+            json_str(NULL, "crypto_mb");
+        }
         json_arr_end();
         json_arr_begin("concurrency");
         for (size_t j = 0; j < g_opts.num_k; j++) {
@@ -1428,6 +1510,9 @@ static void print_header(void)
     printf("peers: %s (libcrypto, one operation per call)%s%s%s\n",
            OpenSSL_version(OPENSSL_VERSION), peer(PEER_IPSEC_MB) ? "; " : "",
            peer(PEER_IPSEC_MB) ? imb : "", peer(PEER_IPSEC_MB) ? " for AES-GCM" : "");
+    if (peer(PEER_CRYPTO_MB)) {
+        printf("       %s (8-lane _ssl_mb8 calls, RSA / EC / X25519 throughput)\n", cmb_version());
+    }
     if (!peer(PEER_OPENSSL)) {
         printf("       (OpenSSL not compared, still the reference every result is checked "
                "against)\n");

@@ -32,12 +32,14 @@
  *   streaming context holding undefined bits (the key reached it through
  *   the implementation). (vaes512 needs AVX-512, which valgrind 3.19 cannot
  *   run.)
- * - ec/adx: P-256 and P-384 on the scalar 64-bit tier (BMI2 + ADX, which
- *   valgrind runs): an undefined d through mbc_ec_priv_key_new, a signature
- *   with an undefined nonce, an ECDH with an undefined peer point, a key
- *   generation; outputs defined, the signature verifies, ECDH symmetric.
- *   Valgrind 3.19's CPUID hides ADX, so there this case skips and
- *   ct_valgrind_ec.c runs the shipped adx kernels directly instead.
+ * - x25519/c: 8 scalars undefined through mbc_x25519_mb8 (one peer of low
+ *   order, u = 1) and mbc_x25519_public_key_mb8 with 8, 3 and 1 requests
+ *   (every request runs alone on the 1-lane portable kernels); the outputs
+ *   must come out defined and equal the same calls on defined scalars, lane
+ *   0's derive RFC 7748's vector. (The IFMA kernels need AVX-512; the scalar
+ *   ones, which valgrind runs but whose ADX its CPUID hides, are checked by
+ *   tests/ct_valgrind_x25519.c; the scalar EC kernels, for the same reason,
+ *   by tests/ct_valgrind_ec.c.)
  * With --controls it runs the controls instead (a separate meson test), each
  * of which memcheck must catch (its error count must grow): a branch on an
  * undefined key byte, a table lookup indexed by one, and the library's
@@ -399,69 +401,76 @@ static void test_gcm(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
-/* EC on the scalar 64-bit tier (adx)                                        */
+/* X25519                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* ec_scalar: len random bytes below n (top bit clear), not zero. */
-static void ec_scalar(uint8_t *out, size_t len)
+#define XLEN MBC_X25519_LEN
+
+/* x25519_unhex: 32 bytes from 64 hex digits. */
+static void x25519_unhex(uint8_t out[XLEN], const char *s)
 {
-    mbt_rand_bytes(out, len);
-    out[0] &= 0x7F;
-    out[len - 1] |= 1;
+    for (int i = 0; i < XLEN; i++) {
+        unsigned v;
+        assert_int_equal(sscanf(s + 2 * i, "%2x", &v), 1);
+        out[i] = (uint8_t)v;
+    }
 }
 
-/*
- * ec/adx: per curve, an undefined d through mbc_ec_priv_key_new (range
- * check and Q = d G on the adx kernels), a signature with an undefined
- * nonce k, an ECDH with an undefined peer point (its format, range and
- * curve checks included) and a key generation, all on the scalar tier
- * (MULX/ADCX/ADOX, which valgrind runs); the outputs must come out
- * defined, the signature must verify, ECDH must be symmetric.
- */
-static void test_ec_adx(void **state)
+static void test_x25519(void **state)
 {
-    (void)state;
-    mbt_use_alg_impl(MBC_ALG_EC, "adx");
-    static const mbc_curve curves[] = {MBC_CURVE_P256, MBC_CURVE_P384};
-    for (size_t ci = 0; ci < COUNT(curves); ci++) {
-        const mbc_curve curve = curves[ci];
-        const size_t len = mbc_ec_scalar_len(curve), plen = mbc_ec_point_len(curve);
-        uint8_t d1[48], d2[48], k[48], digest[48], sig[96], q1[97], q2[97], s1[48], s2[48];
-        uint8_t gd[48], gq[97];
-        ec_scalar(d1, len);
-        ec_scalar(d2, len);
-        ec_scalar(k, len);
-        mbt_rand_bytes(digest, len);
-        mbc_ec_priv_key *p1 = NULL, *p2 = NULL;
-        mbc_ec_pub_key *pub = NULL;
-        const unsigned long before = begin();
-        secret(d1, len);
-        secret(d2, len);
-        assert_int_equal(mbc_ec_priv_key_new(&p1, curve, d1, len), MBC_OK);
-        assert_int_equal(mbc_ec_priv_key_new(&p2, curve, d2, len), MBC_OK);
-        assert_int_equal(mbc_ec_priv_key_public(p1, q1, plen), MBC_OK);
-        assert_int_equal(mbc_ec_priv_key_public(p2, q2, plen), MBC_OK);
-        assert_true(is_defined(q1, plen) && is_defined(q2, plen));
-        secret(k, len);
-        assert_int_equal(mbc_ecdsa_sign_k(sig, digest, len, p1, k), MBC_OK);
-        assert_true(is_defined(sig, 2 * len));
-        secret(q2, plen);
-        assert_int_equal(mbc_ecdh(s1, q2, plen, p1), MBC_OK);
-        assert_true(is_defined(s1, len));
-        assert_int_equal(mbc_ec_keygen(gd, gq, curve), MBC_OK);
-        no_reports(before, curve == MBC_CURVE_P256 ? "ec/adx P-256" : "ec/adx P-384");
-        (void)VALGRIND_MAKE_MEM_DEFINED(q2, plen);
-        assert_int_equal(mbc_ecdh(s2, q1, plen, p2), MBC_OK);
-        assert_memory_equal(s1, s2, len);
-        assert_int_equal(mbc_ec_pub_key_new(&pub, curve, q1, plen), MBC_OK);
-        assert_int_equal(mbc_ecdsa_verify(sig, digest, len, pub), MBC_OK);
-        mbc_ec_pub_key_free(pub);
-        mbc_ec_priv_key_free(p1);
-        mbc_ec_priv_key_free(p2);
+    const char *impl = (const char *)*state;
+    static const unsigned masks[] = {0xFF, 0x07, 0x01};
+    uint8_t k[MBC_LANES][XLEN], ks[MBC_LANES][XLEN], u[MBC_LANES][XLEN];
+    uint8_t ref[2][MBC_LANES][XLEN], out[MBC_LANES][XLEN], want[XLEN];
+    uint8_t *o[MBC_LANES];
+    const uint8_t *kp[MBC_LANES], *ksp[MBC_LANES], *up[MBC_LANES];
+    mbt_rand_bytes((uint8_t *)k, sizeof(k));
+    mbt_rand_bytes((uint8_t *)u, sizeof(u));
+    x25519_unhex(k[0], "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4");
+    x25519_unhex(u[0], "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c");
+    x25519_unhex(want, "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552");
+    memset(u[5], 0, XLEN);
+    u[5][0] = 1; /* low order: MBC_LANE_LOW_ORDER */
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        o[l] = out[l];
+        kp[l] = k[l];
+        ksp[l] = ks[l];
+        up[l] = u[l];
     }
+    mbt_use_alg_impl(MBC_ALG_X25519, impl);
+    /* the results on defined scalars */
+    const mbc_status st_ref = mbc_x25519_mb8(o, kp, up, MBC_LANE_MASK_ALL);
+    memcpy(ref[0], out, sizeof(out));
+    assert_int_equal(mbc_x25519_public_key_mb8(o, kp, MBC_LANE_MASK_ALL), 0);
+    memcpy(ref[1], out, sizeof(out));
+    assert_memory_equal(ref[0][0], want, XLEN);
+    assert_int_equal(mbc_lane_code(st_ref, 5), MBC_LANE_LOW_ORDER);
+    const unsigned long before = begin();
+    for (size_t m = 0; m < COUNT(masks); m++) {
+        for (int pub = 0; pub < 2; pub++) {
+            memcpy(ks, k, sizeof(k));
+            secret(ks, sizeof(ks));
+            memset(out, 0xA5, sizeof(out));
+            const mbc_status st = pub ? mbc_x25519_public_key_mb8(o, ksp, masks[m])
+                                      : mbc_x25519_mb8(o, ksp, up, masks[m]);
+            assert_true(is_defined(&st, sizeof(st)));
+            for (unsigned l = 0; l < MBC_LANES; l++) {
+                if (!((masks[m] >> l) & 1u)) {
+                    continue;
+                }
+                assert_true(is_defined(out[l], XLEN));
+                assert_int_equal(mbc_lane_code(st, l),
+                                 pub ? MBC_LANE_OK : mbc_lane_code(st_ref, l));
+                assert_memory_equal(out[l], ref[pub][l], XLEN);
+            }
+        }
+    }
+    assert_string_equal(mbc_impl_name(MBC_ALG_X25519), impl);
     mbc_cpu_restrict(~(uint64_t)0);
-    print_message("# ec/adx: P-256 and P-384 key creation, signature, ECDH and key generation "
-                  "with undefined secrets, no memcheck report\n");
+    print_message("# x25519/%s: derive and public key with undefined scalars, 8, 3 and 1 "
+                  "requests (%.1f s CPU so far)\n",
+                  impl, (double)clock() / CLOCKS_PER_SEC);
+    no_reports(before, impl);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -552,9 +561,9 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest checks[] = {
         cmocka_unit_test(test_rsa),
-        cmocka_unit_test(test_ec_adx),
         {"test_gcm/c", test_gcm, NULL, NULL, (void *)"c"},
         {"test_gcm/aesni", test_gcm, NULL, NULL, (void *)"aesni"},
+        {"test_x25519/c", test_x25519, NULL, NULL, (void *)"c"},
     };
     const struct CMUnitTest controls[] = {
         cmocka_unit_test(test_control_branch),

@@ -109,7 +109,7 @@ static void test_ecdh_alias(void **state)
  * overwrites another lane's scalar. */
 static void test_x25519_alias(void **state)
 {
-    mbt_use_impl(state);
+    mbt_use_alg_impl(MBC_ALG_X25519, (const char *)*state);
     uint8_t buf[2 * XLEN];
     assert_int_equal(mbc_x25519_keygen(buf, buf + 1), MBC_ERR_BAD_PARAM);
     assert_int_equal(mbc_x25519_keygen(buf, buf), MBC_ERR_BAD_PARAM);
@@ -192,6 +192,7 @@ int main(void)
         MBT_EC_IMPL_TESTS(test_ec_keygen_alias),
         MBT_EC_IMPL_TESTS(test_ecdh_alias),
         MBT_IMPL_TESTS(test_x25519_alias),
+        {"test_x25519_alias/adx", test_x25519_alias, NULL, NULL, (void *)"adx"},
         MBT_IMPL_TESTS(test_rsa_alias),
     };
     return mbt_run("aliasing", tests);

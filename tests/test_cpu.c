@@ -74,8 +74,20 @@ static void test_dispatch_fill(void **state)
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
         mbc_dispatch_fill(&t, ~0ull & ~need[i]);
         assert_string_equal(t.rsa->base.info.name, "c");
-        assert_string_equal(t.x25519->base.info.name, "c");
+        assert_string_equal(t.x25519->base.info.name, MBC_HAVE_ADX ? "adx" : "c");
     }
+    /* X25519's scalar tier: BMI2 and ADX, both */
+    mbc_dispatch_fill(&t, MBC_CPU_BMI2 | MBC_CPU_ADX);
+#if MBC_HAVE_ADX
+    assert_string_equal(t.x25519->base.info.name, "adx");
+    assert_int_equal(t.x25519->base.info.tier, MBC_TIER_SCALAR);
+    assert_ptr_equal(t.x25519->ladder.one, mbc_x25519_ladder_adx);
+    assert_ptr_equal(t.x25519->pubkey.one, mbc_x25519_base_adx);
+#endif
+    mbc_dispatch_fill(&t, MBC_CPU_BMI2);
+    assert_string_equal(t.x25519->base.info.name, "c");
+    mbc_dispatch_fill(&t, MBC_CPU_ADX);
+    assert_string_equal(t.x25519->base.info.name, "c");
     mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH);
 #if MBC_HAVE_IFMA
     assert_string_equal(t.rsa->base.info.name, "ifma");
@@ -83,9 +95,19 @@ static void test_dispatch_fill(void **state)
     assert_ptr_equal(t.rsa->crt.one, mbc_rsa_crt_kern_h2_ifma);
     assert_ptr_equal(t.rsa->pub.batch, mbc_rsa_pub_kern_ifma);
     assert_ptr_equal(t.rsa->pub.one, mbc_rsa_pub_kern_h1_ifma);
+    /* X25519's IFMA row runs a lone request on the scalar kernels, so it
+     * needs BMI2 and ADX as well (when built with them) */
+    assert_string_equal(t.x25519->base.info.name, MBC_HAVE_ADX ? "c" : "ifma");
+    mbc_dispatch_fill(&t, MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX);
     assert_string_equal(t.x25519->base.info.name, "ifma");
     assert_ptr_equal(t.x25519->ladder.batch, mbc_x25519_ladder_ifma);
     assert_ptr_equal(t.x25519->pubkey.batch, mbc_x25519_base_ifma);
+#if MBC_HAVE_ADX
+    assert_ptr_equal(t.x25519->ladder.one, mbc_x25519_ladder_adx);
+    assert_ptr_equal(t.x25519->pubkey.one, mbc_x25519_base_adx);
+#else
+    assert_ptr_equal(t.x25519->ladder.one, mbc_x25519_ladder_ifma4);
+#endif
 #else
     assert_string_equal(t.rsa->base.info.name, "c");
     assert_string_equal(t.x25519->base.info.name, "c");

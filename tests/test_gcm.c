@@ -19,6 +19,7 @@
 #endif
 
 #include "dispatch.h"
+#include "gcm/gcm_internal.h"
 #include "gcm_ref.h"
 #include "test_util.h"
 
@@ -676,6 +677,31 @@ static void test_key_keeps_impl(void **state)
     mbc_gcm_key_free(ck);
 }
 
+/* Key setup: every implementation's key schedule (its SubWord) and hash
+ * powers give the portable code's bytes, for every key size. */
+static void test_key_setup_same(void **state)
+{
+    const char *impl = use_impl(state);
+    for (int i = 0; i < 30; i++) {
+        const size_t k_len = (size_t)16 + 8 * (size_t)(i % 3);
+        uint8_t k[32];
+        mbt_rand_bytes(k, sizeof(k));
+        mbc_cpu_restrict(~0ull);
+        use_impl(state);
+        mbc_gcm_key *key = new_key(k, k_len, impl);
+        mbc_cpu_restrict(0);
+        mbc_gcm_key *ck = new_key(k, k_len, "c");
+        mbc_cpu_restrict(~0ull);
+        assert_int_equal(key->rounds, ck->rounds);
+        assert_memory_equal(key->rk, ck->rk, sizeof(key->rk));
+        assert_memory_equal(key->h, ck->h, sizeof(key->h));
+        assert_memory_equal(key->htab, ck->htab, sizeof(key->htab));
+        assert_memory_equal(key->htabk, ck->htabk, sizeof(key->htabk));
+        mbc_gcm_key_free(key);
+        mbc_gcm_key_free(ck);
+    }
+}
+
 /* The dispatch slot on made-up feature words: each path needs all its
  * features and falls back on its own. */
 static void test_dispatch(void **state)
@@ -714,7 +740,7 @@ int main(void)
         GCM_TESTS(test_key_keeps_impl),  GCM_TESTS(test_wycheproof),
         GCM_TESTS(test_streaming),       GCM_TESTS(test_streaming_empty),
         GCM_TESTS(test_counter_wrap),    GCM_TESTS(test_differential),
-        GCM_TESTS(test_long_aad),
+        GCM_TESTS(test_long_aad),        GCM_TESTS(test_key_setup_same),
     };
     int r = mbt_run("gcm", tests);
 #if MBT_HAVE_IPSEC_MB

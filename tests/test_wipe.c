@@ -1394,6 +1394,7 @@ int main(void)
         MBT_IMPL_TESTS(test_rsa_private),
         GCM_TESTS(test_gcm),
         MBT_IMPL_TESTS(test_x25519),
+        {"test_x25519/adx", test_x25519, NULL, NULL, (void *)"adx"},
         MBT_EC_IMPL_TESTS(test_ec),
     };
     const int rc = mbt_run("wipe", tests);

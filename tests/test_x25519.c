@@ -3,7 +3,8 @@
  * 7748 vectors and iterated test, a differential test against OpenSSL
  * (EVP_PKEY X25519), the field arithmetic and the kernels of the backends
  * against each other and BIGNUM, lane semantics, errors, and the manager's
- * X25519 classes. Each test runs once per implementation ("c", "ifma").
+ * X25519 classes. Each test runs once per implementation ("c", "adx",
+ * "ifma"; X25519_IMPL_TESTS).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,20 @@
 #define OUT_MAX 48 /* output buffers: 32 bytes and a canary tail */
 #define CANARY 0xA5
 
+/* X25519_IMPL_TESTS(fn): the cmocka entries of fn on every X25519
+ * implementation: "c", "ifma" (MBT_IMPL_TESTS) and "adx" (the scalar tier,
+ * which runs wherever the CPU has BMI2 and ADX but not the IFMA path, so it
+ * is selected by removing the AVX-512 features). */
+#define X25519_IMPL_TESTS(fn)                                                                      \
+    MBT_IMPL_TESTS(fn),                                                                            \
+    {                                                                                              \
+#fn "/adx", fn, NULL, NULL, (void *)"adx"                                                  \
+    }
+
 static const char *begin(void **state)
 {
     mbc_test_hooks.random_fail = 0;
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_alg_impl(MBC_ALG_X25519, (const char *)*state);
     assert_string_equal(mbc_impl_name(MBC_ALG_X25519), impl);
     return impl;
 }
@@ -492,14 +503,12 @@ static void fe_edge(uint64_t d[5], unsigned i, char dom)
     }
 }
 
-/* fe_check: lane l of r = op(a, b) mod p, with r in F (canonical for CANON). */
-static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a, const mb52_row *b,
-                     unsigned l, BN_CTX *ctx)
+/* bn_op: want = op(x, y) mod p with BIGNUM (CARRY and CANON: x mod p;
+ * INV: 0 for x = 0 mod p). */
+static void bn_op(enum x25519_fe_op op, BIGNUM *want, const BIGNUM *x, const BIGNUM *y,
+                  const BIGNUM *p, BN_CTX *ctx)
 {
-    BIGNUM *p = BN_new(), *x = lane_bn(a, l), *y = lane_bn(b, l), *got = lane_bn(r, l);
-    BIGNUM *want = BN_new(), *t = BN_new();
-    BN_set_bit(p, 255);
-    BN_sub_word(p, 19);
+    BIGNUM *t = BN_new();
     switch (op) {
     case X25519_FE_MUL:
         BN_mod_mul(want, x, y, p, ctx);
@@ -530,6 +539,18 @@ static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a,
         }
         break;
     }
+    BN_free(t);
+}
+
+/* fe_check: lane l of r = op(a, b) mod p, with r in F (canonical for CANON). */
+static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a, const mb52_row *b,
+                     unsigned l, BN_CTX *ctx)
+{
+    BIGNUM *p = BN_new(), *x = lane_bn(a, l), *y = lane_bn(b, l), *got = lane_bn(r, l);
+    BIGNUM *want = BN_new(), *t = BN_new();
+    BN_set_bit(p, 255);
+    BN_sub_word(p, 19);
+    bn_op(op, want, x, y, p, ctx);
     BN_nnmod(t, got, p, ctx);
     if (BN_cmp(t, want) != 0) {
         char *ha = BN_bn2hex(x), *hb = BN_bn2hex(y), *hg = BN_bn2hex(t), *hw = BN_bn2hex(want);
@@ -551,9 +572,116 @@ static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a,
     BN_free(t);
 }
 
+#if MBC_HAVE_ADX
+/*
+ * The scalar field of the "adx" kernels (src/x25519/fe25519_x64.h: 4 limbs,
+ * any value below 2^256). fe64_edge: operand i: 0, 1, p - 1, p, p + 1,
+ * 2^255 - 1, 2^255, 2p - 1, 2p, 2^256 - 20, 2^256 - 2, 2^256 - 1, then
+ * random limbs (every fourth operand with all-ones limbs mixed in).
+ */
+#define FE64_EDGES 12
+static void fe64_edge(uint64_t v[4], unsigned i)
+{
+    static const uint64_t edges[FE64_EDGES][4] = {
+        {0, 0, 0, 0},
+        {1, 0, 0, 0},
+        {~0ull - 19, ~0ull, ~0ull, ~0ull >> 1},
+        {~0ull - 18, ~0ull, ~0ull, ~0ull >> 1},
+        {~0ull - 17, ~0ull, ~0ull, ~0ull >> 1},
+        {~0ull, ~0ull, ~0ull, ~0ull >> 1},
+        {0, 0, 0, 1ull << 63},
+        {~0ull - 38, ~0ull, ~0ull, ~0ull},
+        {~0ull - 37, ~0ull, ~0ull, ~0ull},
+        {~0ull - 19, ~0ull, ~0ull, ~0ull},
+        {~0ull - 1, ~0ull, ~0ull, ~0ull},
+        {~0ull, ~0ull, ~0ull, ~0ull},
+    };
+    if (i < FE64_EDGES) {
+        memcpy(v, edges[i], sizeof(edges[i]));
+        return;
+    }
+    for (int j = 0; j < 4; j++) {
+        v[j] = (i % 4 == 0 && mbt_rand() % 2) ? ~0ull : mbt_rand();
+    }
+}
+
+static BIGNUM *limbs_bn(const uint64_t v[4])
+{
+    BIGNUM *x = BN_new(), *t = BN_new();
+    BN_zero(x);
+    for (int j = 4; j-- > 0;) {
+        BN_lshift(x, x, 64);
+        BN_set_word(t, v[j]);
+        BN_add(x, x, t);
+    }
+    BN_free(t);
+    return x;
+}
+
+#endif
+
+/* field_adx: every scalar field operation, assembly and C forms, against
+ * each other and BIGNUM on the edges paired and on random operands. */
+static void field_adx(BN_CTX *ctx)
+{
+#if MBC_HAVE_ADX
+    static const enum x25519_fe_op ops[] = {X25519_FE_MUL, X25519_FE_SQR, X25519_FE_MUL_A24,
+                                            X25519_FE_ADD, X25519_FE_SUB, X25519_FE_CANON,
+                                            X25519_FE_INV};
+    BIGNUM *p = BN_new(), *want = BN_new(), *t = BN_new();
+    BN_set_bit(p, 255);
+    BN_sub_word(p, 19);
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+        const enum x25519_fe_op op = ops[o];
+        const unsigned n = op == X25519_FE_INV ? 40 : FE64_EDGES * FE64_EDGES + 2000;
+        for (unsigned it = 0; it < n; it++) {
+            uint64_t a[4], b[4], r[4], rc[4];
+            const unsigned ia = it < FE64_EDGES * FE64_EDGES ? it / FE64_EDGES : FE64_EDGES + it;
+            const unsigned ib = it < FE64_EDGES * FE64_EDGES ? it % FE64_EDGES : FE64_EDGES + it;
+            fe64_edge(a, op == X25519_FE_INV ? (it < FE64_EDGES ? it : FE64_EDGES + it) : ia);
+            fe64_edge(b, ib);
+            mbc_x25519_fe64_test(op, 0, r, a, b);
+            mbc_x25519_fe64_test(op, 1, rc, a, b);
+            assert_memory_equal(r, rc, sizeof(r));
+            BIGNUM *x = limbs_bn(a), *y = limbs_bn(b), *got = limbs_bn(r);
+            bn_op(op, want, x, y, p, ctx);
+            if (op == X25519_FE_MUL_A24) { /* the scalar form adds b */
+                BN_mod_add(want, want, y, p, ctx);
+            }
+            if (op == X25519_FE_CANON) {
+                assert_true(BN_cmp(got, p) < 0);
+            }
+            BN_nnmod(t, got, p, ctx);
+            if (BN_cmp(t, want) != 0) {
+                fail_msg("fe64 %s: a %016llx..%016llx b %016llx..%016llx: wrong value",
+                         fe_op_names[op], (unsigned long long)a[3], (unsigned long long)a[0],
+                         (unsigned long long)b[3], (unsigned long long)b[0]);
+            }
+            BN_free(x);
+            BN_free(y);
+            BN_free(got);
+        }
+    }
+    BN_free(p);
+    BN_free(want);
+    BN_free(t);
+#else
+    (void)ctx;
+    fail_msg("adx selected in a build without the scalar kernels");
+#endif
+}
+
 static void test_field(void **state)
 {
     const char *impl = begin(state);
+    if (strcmp(impl, "adx") == 0) {
+        BN_CTX *bctx = BN_CTX_new();
+        field_adx(bctx);
+        BN_CTX_free(bctx);
+        print_message("adx: every scalar field operation on edge and random operands matches "
+                      "its C form and BIGNUM\n");
+        return;
+    }
     fe_op_fn *op_fn = fe_op_of(impl);
     BN_CTX *ctx = BN_CTX_new();
     _Alignas(64) mb52_row a[5], b[5], r[5], rc[5];
@@ -639,6 +767,9 @@ static void run_kern_c1(kern_fn *fn, uint8_t out[MBC_LANES][LEN], const uint8_t 
     }
 }
 
+typedef void run_fn(kern_fn *fn, uint8_t out[MBC_LANES][LEN], const uint8_t k[MBC_LANES][LEN],
+                    const uint8_t u[MBC_LANES][LEN], unsigned *nonzero);
+
 /* check_ifma4: the ymm ladder (or fixed-base) kernel gives want and
  * want_nz on lanes 0..3. */
 static void check_ifma4(int ladder, const uint8_t want[MBC_LANES][LEN],
@@ -659,7 +790,8 @@ static void check_ifma4(int ladder, const uint8_t want[MBC_LANES][LEN],
 /*
  * The kernels below the glue, on clamped and unclamped scalars:
  *  - the 8-lane portable kernels (which the glue leaves to the 1-lane one on
- *    this path) equal the 1-lane ones and OpenSSL; on ifma, the IFMA
+ *    this path) equal the 1-lane ones and OpenSSL; on adx, the scalar
+ *    kernels (one lane at a time) equal the 1-lane ones; on ifma, the IFMA
  *    kernels equal the portable ones digit for digit, and so do the ymm
  *    ones (_ifma4, the few-request path) on lanes 0..3;
  *  - the fixed-base kernel equals the ladder on u = 9 for the scalars
@@ -677,6 +809,14 @@ static void test_kernels(void **state)
         base = mbc_x25519_base_ifma;
     }
 #endif
+#if MBC_HAVE_ADX
+    if (strcmp(impl, "adx") == 0) {
+        ladder = mbc_x25519_ladder_adx;
+        base = mbc_x25519_base_adx;
+    }
+#endif
+    /* the scalar kernels compute slot 0: one lane at a time, as _c1 */
+    run_fn *run = strcmp(impl, "adx") == 0 ? run_kern_c1 : run_kern;
     uint8_t k[MBC_LANES][LEN], u[MBC_LANES][LEN], o[MBC_LANES][LEN], oc[MBC_LANES][LEN];
     uint8_t nine[MBC_LANES][LEN] = {{0}};
     unsigned nz, nzc;
@@ -691,7 +831,7 @@ static void test_kernels(void **state)
             rand_u(u[l], (unsigned)(it + l));
             u[l][31] &= 0x7F; /* the glue's job */
         }
-        run_kern(ladder, o, k, u, &nz);
+        run(ladder, o, k, u, &nz);
         if (ifma) {
             run_kern(mbc_x25519_ladder_c, oc, k, u, &nzc);
             check_ifma4(1, oc, k, u, nzc);
@@ -705,7 +845,7 @@ static void test_kernels(void **state)
             assert_int_equal(ossl_ref(ref, k[l], u[l]) == 0, (nz >> l) & 1u);
             assert_memory_equal(ref, o[l], LEN);
         }
-        run_kern(base, o, k, nine, &nz);
+        run(base, o, k, nine, &nz);
         if (ifma) {
             run_kern(mbc_x25519_base_c, oc, k, nine, &nzc);
             check_ifma4(0, oc, k, nine, nzc);
@@ -714,7 +854,7 @@ static void test_kernels(void **state)
         }
         assert_memory_equal(o, oc, sizeof(o));
         assert_int_equal(nz, MBC_LANE_MASK_ALL);
-        run_kern(ladder, oc, k, nine, &nzc);
+        run(ladder, oc, k, nine, &nzc);
         assert_memory_equal(o, oc, sizeof(o));
     }
     /* every table entry: s = j 16^(2i), plus s = 0 */
@@ -729,8 +869,8 @@ static void test_kernels(void **state)
                 count++;
             }
         }
-        run_kern(base, o, k, nine, &nz);
-        run_kern(ladder, oc, k, nine, &nzc);
+        run(base, o, k, nine, &nz);
+        run(ladder, oc, k, nine, &nzc);
         assert_memory_equal(o, oc, sizeof(o));
         assert_int_equal(nz, nzc);
         if (s == 0) {
@@ -1063,6 +1203,73 @@ static void test_single_calls(void **state)
     assert_string_equal(mbc_err_str(MBC_ERR_LOW_ORDER), "MBC_ERR_LOW_ORDER");
 }
 
+/*
+ * Which kernels the calls of this implementation run (the tests' build
+ * counts kernel calls): c every request alone on _c1; adx every request
+ * alone on the scalar kernels; ifma a lone request on the scalar kernels
+ * (built with them), 2..4 on _ifma4, 5..8 on the zmm batch.
+ */
+static void test_dispatch_hit(void **state)
+{
+    const char *impl = begin(state);
+    const struct pool *p = pool();
+    uint8_t buf[MBC_LANES][LEN];
+    uint8_t *o[MBC_LANES];
+    const uint8_t *k[MBC_LANES], *u[MBC_LANES];
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        o[l] = buf[l];
+        k[l] = p->k[l];
+        u[l] = p->u[l];
+    }
+    static const unsigned counts[] = {1, 2, 3, 5, 8};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        const unsigned n = counts[i], mask = (1u << n) - 1;
+        for (int op = 0; op < 2; op++) {
+            const unsigned long c1 = mbc_x25519_kern_hits_c1, c8 = mbc_x25519_kern_hits_c;
+#if MBC_HAVE_ADX
+            const unsigned long sx = mbc_x25519_kern_hits_adx;
+#endif
+#if MBC_HAVE_IFMA
+            const unsigned long i4 = mbc_x25519_kern_hits_ifma4, i8 = mbc_x25519_kern_hits_ifma;
+#endif
+            const mbc_status st =
+                op == 0 ? mbc_x25519_mb8(o, k, u, mask) : mbc_x25519_public_key_mb8(o, k, mask);
+            unsigned want_ok = mask;
+            for (unsigned l = 0; l < n && op == 0; l++) {
+                want_ok &= p->code[l] == MBC_LANE_OK ? ~0u : ~(1u << l);
+            }
+            assert_int_equal(mbc_status_ok_mask(st), want_ok);
+            unsigned long want_c1 = 0, want_sx = 0, want_i4 = 0, want_i8 = 0;
+            if (strcmp(impl, "c") == 0) {
+                want_c1 = n;
+            } else if (strcmp(impl, "adx") == 0) {
+                want_sx = n;
+            } else if (n == 1) {
+                want_sx = MBC_HAVE_ADX ? 1 : 0;
+                want_i4 = MBC_HAVE_ADX ? 0 : 1;
+            } else if (n <= 4) {
+                want_i4 = 1;
+            } else {
+                want_i8 = 1;
+            }
+            assert_int_equal(mbc_x25519_kern_hits_c1 - c1, want_c1);
+            assert_int_equal(mbc_x25519_kern_hits_c - c8, 0);
+#if MBC_HAVE_ADX
+            assert_int_equal(mbc_x25519_kern_hits_adx - sx, want_sx);
+#else
+            assert_int_equal(want_sx, 0);
+#endif
+#if MBC_HAVE_IFMA
+            assert_int_equal(mbc_x25519_kern_hits_ifma4 - i4, want_i4);
+            assert_int_equal(mbc_x25519_kern_hits_ifma - i8, want_i8);
+#else
+            assert_int_equal(want_i4 + want_i8, 0);
+#endif
+        }
+    }
+    print_message("%s: each request count ran the kernels the plan names\n", impl);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 6. The manager's X25519 classes                                           */
 /* ------------------------------------------------------------------------ */
@@ -1226,12 +1433,19 @@ static void test_manager(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_IMPL_TESTS(test_field),           MBT_IMPL_TESTS(test_kernels),
-        MBT_IMPL_TESTS(test_rfc7748_vectors), MBT_IMPL_TESTS(test_rfc7748_iterated),
-        MBT_IMPL_TESTS(test_wycheproof),      MBT_IMPL_TESTS(test_differential),
-        MBT_IMPL_TESTS(test_keygen),          MBT_IMPL_TESTS(test_all_masks),
-        MBT_IMPL_TESTS(test_low_order_lane),  MBT_IMPL_TESTS(test_bad_lanes),
-        MBT_IMPL_TESTS(test_single_calls),    MBT_IMPL_TESTS(test_manager),
+        X25519_IMPL_TESTS(test_field),
+        X25519_IMPL_TESTS(test_kernels),
+        X25519_IMPL_TESTS(test_dispatch_hit),
+        X25519_IMPL_TESTS(test_rfc7748_vectors),
+        X25519_IMPL_TESTS(test_rfc7748_iterated),
+        X25519_IMPL_TESTS(test_wycheproof),
+        X25519_IMPL_TESTS(test_differential),
+        X25519_IMPL_TESTS(test_keygen),
+        X25519_IMPL_TESTS(test_all_masks),
+        X25519_IMPL_TESTS(test_low_order_lane),
+        X25519_IMPL_TESTS(test_bad_lanes),
+        X25519_IMPL_TESTS(test_single_calls),
+        X25519_IMPL_TESTS(test_manager),
     };
     return mbt_run("x25519", tests);
 }

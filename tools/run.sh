@@ -30,7 +30,7 @@ cd "$top"
 
 packages=(build-essential meson ninja-build nasm pkg-config python3 libssl-dev openssl
           libcmocka-dev libjansson-dev clang-14 libclang-rt-14-dev libipsec-mb-dev
-          haproxy nghttp2-client valgrind)
+          haproxy nghttp2-client valgrind python3-cryptography curl)
 
 install_packages() {
     local missing=()

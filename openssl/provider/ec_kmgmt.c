@@ -284,21 +284,7 @@ static int other_has_sel(const struct mbp_ec_key *k, int selection)
 
 static int other_validate(const struct mbp_ec_key *k, int selection)
 {
-    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(k->pc->libctx, k->other, MBP_NOT_OURS);
-    int ok = 0;
-    if (c != NULL && other_has_sel(k, selection)) {
-        if ((selection & MBP_SEL_KEYPAIR) == MBP_SEL_KEYPAIR) {
-            ok = EVP_PKEY_pairwise_check(c);
-        } else if (selection & MBP_SEL_PRIV) {
-            ok = EVP_PKEY_private_check(c);
-        } else if (selection & MBP_SEL_PUB) {
-            ok = EVP_PKEY_public_check(c);
-        } else {
-            ok = EVP_PKEY_param_check(c);
-        }
-    }
-    EVP_PKEY_CTX_free(c);
-    return ok == 1;
+    return other_has_sel(k, selection) && mbp_other_validate(k->pc, k->other, selection);
 }
 
 /* ------------------------------------------------------------ key data */

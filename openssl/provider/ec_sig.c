@@ -8,7 +8,8 @@
  * itself (no trailing bytes, no other BER form), as OpenSSL's. A digest
  * longer than 64 bytes is cut to its first 64: ECDSA uses only the
  * leftmost bits of the order's length (at most 384 here). Keys of other
- * curves (held by another provider, ec_kmgmt.c) sign and verify there.
+ * curves (held by another provider, ec_kmgmt.c) sign and verify there
+ * (other.c: the whole operation, its parameters included).
  */
 #include <string.h>
 
@@ -27,7 +28,18 @@ struct ecsig {
     struct mbp_sigctx b;          /* first: md NULL means no digest set (any digest length) */
     const struct mbp_ec_key *key; /* not owned */
     int signing;
+    int fed; /* digest-and-sign: data digested by us */
 };
+
+/* The nonce-type parameter (OSSL_SIGNATURE_PARAM_NONCE_TYPE of OpenSSL
+ * 3.2's headers): 0 random nonces, 1 RFC 6979's deterministic ones. The
+ * default provider takes it from 3.2 on; mbcrypto draws random nonces, so
+ * a deterministic signature is the default provider's (go_other). */
+#define NONCE_TYPE "nonce-type"
+static int have_nonce_type(void)
+{
+    return OpenSSL_version_num() >= 0x30200000UL;
+}
 
 static void *es_newctx(void *provctx, const char *propq)
 {
@@ -46,7 +58,11 @@ static void *es_dupctx(void *ctx)
 
 static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[]);
 
-static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], int signing)
+/* es_init: s for signing or verifying with keydata; digest: for a
+ * digest-and-sign (params are then the caller's to set). A key of another
+ * provider's signs there (mbp_other_sig_init). */
+static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], int signing,
+                   int digest)
 {
     const struct mbp_ec_key *k = keydata;
     if (k == NULL || (k->other == NULL && (k->pub == NULL || (signing && k->priv == NULL)))) {
@@ -55,58 +71,34 @@ static int es_init(struct ecsig *s, void *keydata, const OSSL_PARAM params[], in
     }
     s->key = k;
     s->signing = signing;
+    s->fed = 0;
     EVP_MD_free(s->b.md);
     s->b.md = NULL;
     EVP_MD_CTX_free(s->b.mdctx);
     s->b.mdctx = NULL;
+    mbp_other_sig_reset(&s->b);
+    if (k->other != NULL && !digest) {
+        return mbp_other_sig_init(&s->b, k->other, signing, 0, NULL, params);
+    }
     return es_set_ctx_params(s, params);
 }
 
 static int es_sign_init(void *ctx, void *keydata, const OSSL_PARAM params[])
 {
-    return es_init(ctx, keydata, params, 1);
+    return es_init(ctx, keydata, params, 1, 0);
 }
 
 static int es_verify_init(void *ctx, void *keydata, const OSSL_PARAM params[])
 {
-    return es_init(ctx, keydata, params, 0);
+    return es_init(ctx, keydata, params, 0, 0);
 }
 
-/* max_sig: the longest DER signature of the key's curve (its max-size). */
-static size_t max_sig(const struct ecsig *s)
-{
-    int n = 0;
-    OSSL_PARAM p[] = {OSSL_PARAM_int(OSSL_PKEY_PARAM_MAX_SIZE, &n), OSSL_PARAM_END};
-    if (s->key->other != NULL) {
-        return EVP_PKEY_get_params(s->key->other, p) && n > 0 ? (size_t)n : 0;
-    }
-    return mbp_ec_sig_max(s->key->curve);
-}
-
-/* other_op: sign or verify with a key of another provider, there. */
-static int other_op(struct ecsig *s, unsigned char *sig, size_t *siglen, size_t sigsize,
-                    const unsigned char *tbs, size_t tbslen)
-{
-    EVP_PKEY *k = mbp_ec_other(s->key);
-    EVP_PKEY_CTX *c =
-        k != NULL ? EVP_PKEY_CTX_new_from_pkey(s->b.pc->libctx, k, MBP_NOT_OURS) : NULL;
-    int ok = c != NULL && (s->signing ? EVP_PKEY_sign_init(c) : EVP_PKEY_verify_init(c)) == 1 &&
-             (s->b.md == NULL || EVP_PKEY_CTX_set_signature_md(c, s->b.md) == 1);
-    if (ok && s->signing) {
-        *siglen = sigsize;
-        ok = EVP_PKEY_sign(c, sig, siglen, tbs, tbslen) == 1;
-    } else if (ok) {
-        ok = EVP_PKEY_verify(c, sig, *siglen, tbs, tbslen) == 1;
-    }
-    EVP_PKEY_CTX_free(c);
-    EVP_PKEY_free(k);
-    return ok;
-}
-
-/* check_dgst: with a digest set, tbs must be one of its length. */
+/* check_dgst: with a digest set, tbs must be one of its length (a digest
+ * without a size, 3.0's NULL, checks none: as the default provider). */
 static int check_dgst(struct ecsig *s, size_t tbslen)
 {
-    if (s->b.md != NULL && tbslen != (size_t)EVP_MD_get_size(s->b.md)) {
+    const int size = s->b.md != NULL ? EVP_MD_get_size(s->b.md) : 0;
+    if (size > 0 && tbslen != (size_t)size) {
         mbp_err(s->b.pc, MBP_R_BAD_LENGTH, "digest of %zu bytes", tbslen);
         return 0;
     }
@@ -121,15 +113,15 @@ static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize
         mbp_err(s->b.pc, MBP_R_INIT, "sign");
         return 0;
     }
+    if (s->b.other != NULL) {
+        return mbp_other_sig_sign(&s->b, sig, siglen, sigsize, tbs, tbslen);
+    }
     if (sig == NULL) {
-        *siglen = max_sig(s);
-        return *siglen > 0;
+        *siglen = mbp_ec_sig_max(s->key->curve);
+        return 1;
     }
     if (!check_dgst(s, tbslen)) {
         return 0;
-    }
-    if (s->key->other != NULL) {
-        return other_op(s, sig, siglen, sigsize, tbs, tbslen);
     }
     const size_t slen = mbc_ec_scalar_len(s->key->curve);
     uint8_t rs[2 * MBP_EC_SCALAR_MAX];
@@ -191,22 +183,38 @@ static int es_verify(void *ctx, const unsigned char *sig, size_t siglen, const u
         mbp_err(s->b.pc, MBP_R_INIT, "verify");
         return 0;
     }
+    if (s->b.other != NULL) {
+        return mbp_other_sig_verify(&s->b, sig, siglen, tbs, tbslen);
+    }
     if (!check_dgst(s, tbslen)) {
         return 0;
     }
-    int ok;
-    if (s->key->other != NULL) {
-        ok = other_op(s, (unsigned char *)sig, &siglen, siglen, tbs, tbslen);
-    } else {
-        uint8_t rs[2 * MBP_EC_SCALAR_MAX];
-        ok =
-            der_to_rs(sig, siglen, mbc_ec_scalar_len(s->key->curve), rs) &&
-            mbo_ecdsa_verify(s->key->pub, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
-    }
+    uint8_t rs[2 * MBP_EC_SCALAR_MAX];
+    const int ok =
+        der_to_rs(sig, siglen, mbc_ec_scalar_len(s->key->curve), rs) &&
+        mbo_ecdsa_verify(s->key->pub, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
     if (!ok) {
         mbp_err(s->b.pc, MBP_R_BAD_SIGNATURE, NULL);
     }
     return ok;
+}
+
+/* fetch_md: s's digest = name, if the default provider signs with it
+ * (mbp_ecdsa_md_ok: 3.5 refuses SHAKE, and so do we). */
+static int fetch_md(struct ecsig *s, const char *name, const char *props)
+{
+    EVP_MD *m = NULL;
+    if (!mbp_fetch_md(s->b.pc, &m, name, props, s->b.propq)) {
+        return 0;
+    }
+    if (!mbp_ecdsa_md_ok(m)) {
+        mbp_err(s->b.pc, MBP_R_BAD_DIGEST, "digest=%s not allowed", name);
+        EVP_MD_free(m);
+        return 0;
+    }
+    EVP_MD_free(s->b.md);
+    s->b.md = m;
+    return 1;
 }
 
 /* ------------------------------------------------ digest and sign/verify */
@@ -215,8 +223,13 @@ static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_
                        int signing)
 {
     struct ecsig *s = ctx;
-    if (!es_init(s, keydata, NULL, signing) ||
-        !mbp_fetch_md(s->b.pc, &s->b.md, mdname != NULL ? mdname : "SHA256", NULL, s->b.propq) ||
+    if (!es_init(s, keydata, NULL, signing, 1)) {
+        return 0;
+    }
+    if (s->key->other != NULL) {
+        return mbp_other_sig_init(&s->b, s->key->other, signing, 1, mdname, params);
+    }
+    if (!fetch_md(s, mdname != NULL ? mdname : "SHA256", NULL) ||
         (s->b.mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->b.mdctx, s->b.md, NULL)) {
         return 0;
     }
@@ -238,26 +251,71 @@ static int es_digest_verify_init(void *ctx, const char *mdname, void *keydata,
 static int es_digest_update(void *ctx, const unsigned char *data, size_t len)
 {
     struct ecsig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_update(&s->b, data, len);
+    }
+    s->fed = 1;
     return s->b.mdctx != NULL && EVP_DigestUpdate(s->b.mdctx, data, len);
 }
 
 static int es_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
 {
     struct ecsig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_sign_final(&s->b, sig, siglen, sigsize);
+    }
     return mbp_digest_sign_final(s, s->b.mdctx, es_sign, sig, siglen, sigsize);
 }
 
 static int es_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
 {
     struct ecsig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_verify_final(&s->b, sig, siglen);
+    }
     return mbp_digest_verify_final(s, s->b.mdctx, es_verify, sig, siglen);
 }
 
 /* ------------------------------------------------------------ parameters */
 
+/* go_other: s's operation from here on is the default provider's on a copy
+ * of our key (with s's digest), then params; before any data only. */
+static int go_other(struct ecsig *s, const OSSL_PARAM params[])
+{
+    if (s->fed) {
+        mbp_err(s->b.pc, MBP_R_BAD_PARAM, "nonce-type set after the data");
+        return 0;
+    }
+    const int digest = s->b.mdctx != NULL;
+    const char *mdname = s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : NULL;
+    OSSL_PARAM mdp[] = {OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, (char *)mdname,
+                                               mdname != NULL ? strlen(mdname) : 0),
+                        OSSL_PARAM_END};
+    EVP_PKEY *o = mbp_ec_other(s->key);
+    const int ok = o != NULL && mbp_other_sig_init(&s->b, o, s->signing, digest, mdname, NULL) &&
+                   (digest || mdname == NULL || mbp_other_sig_set_params(&s->b, mdp)) &&
+                   mbp_other_sig_set_params(&s->b, params);
+    EVP_PKEY_free(o);
+    if (!ok) {
+        mbp_other_sig_reset(&s->b);
+    }
+    return ok;
+}
+
 static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[])
 {
     struct ecsig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_set_params(&s->b, params);
+    }
+    const OSSL_PARAM *np = have_nonce_type() ? OSSL_PARAM_locate_const(params, NONCE_TYPE) : NULL;
+    unsigned nonce_type = 0;
+    if (np != NULL && !OSSL_PARAM_get_uint(np, &nonce_type)) {
+        return 0;
+    }
+    if (nonce_type != 0) {
+        return go_other(s, params);
+    }
     const OSSL_PARAM *p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_DIGEST);
     if (p == NULL) {
         return 1;
@@ -268,13 +326,20 @@ static int es_set_ctx_params(void *ctx, const OSSL_PARAM params[])
         (pp != NULL && !OSSL_PARAM_get_utf8_string_ptr(pp, &props))) {
         return 0;
     }
-    return mbp_fetch_md(s->b.pc, &s->b.md, name, props, s->b.propq);
+    return fetch_md(s, name, props);
 }
 
 static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
 {
-    const struct ecsig *s = ctx;
+    struct ecsig *s = ctx;
     OSSL_PARAM *p;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_get_params(&s->b, params);
+    }
+    if (have_nonce_type() && (p = OSSL_PARAM_locate(params, NONCE_TYPE)) != NULL &&
+        !OSSL_PARAM_set_uint(p, 0)) {
+        return 0;
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_DIGEST)) != NULL &&
         !OSSL_PARAM_set_utf8_string(p, s->b.md != NULL ? EVP_MD_get0_name(s->b.md) : "")) {
         return 0;
@@ -291,13 +356,18 @@ static int es_get_ctx_params(void *ctx, OSSL_PARAM params[])
     return 1;
 }
 
+/* The parameter lists, nonce-type first: it is left out before OpenSSL 3.2
+ * by starting one further. A delegated operation's are the other
+ * provider's. */
 static const OSSL_PARAM settable[] = {
+    OSSL_PARAM_uint(NONCE_TYPE, NULL),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_PROPERTIES, NULL, 0),
     OSSL_PARAM_END,
 };
 
 static const OSSL_PARAM gettable[] = {
+    OSSL_PARAM_uint(NONCE_TYPE, NULL),
     OSSL_PARAM_octet_string(OSSL_SIGNATURE_PARAM_ALGORITHM_ID, NULL, 0),
     OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, NULL, 0),
     OSSL_PARAM_END,
@@ -305,16 +375,16 @@ static const OSSL_PARAM gettable[] = {
 
 static const OSSL_PARAM *es_settable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return settable;
+    const struct ecsig *s = ctx;
+    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable + !have_nonce_type());
 }
 
 static const OSSL_PARAM *es_gettable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return gettable;
+    const struct ecsig *s = ctx;
+    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable + !have_nonce_type());
 }
 
 const OSSL_DISPATCH mbp_ecdsa_signature[] = {

@@ -210,34 +210,93 @@ static const OSSL_PARAM *gcm_gettable_params(void *provctx)
     return gettable;
 }
 
+/* The context parameters, found in one pass over the caller's array: the
+ * EVP layer asks for one or two at a time, several times per message (IV
+ * length, tag), and locating each known name separately cost a strcmp per
+ * name per call, a fifth of a 64-byte TLS record's time. ctx_index keeps, as
+ * OSSL_PARAM_locate would, the first parameter of each name; the handlers
+ * then run in their fixed order. */
+enum ctx_param {
+    CP_KEYLEN,
+    CP_IVLEN, /* OSSL_CIPHER_PARAM_IVLEN and _AEAD_IVLEN are one name */
+    CP_TAGLEN,
+    CP_IV,
+    CP_UPDATED_IV,
+    CP_TLS_AAD_PAD,
+    CP_TAG,
+    CP_TLS_IV_GEN,
+    CP_TLS_AAD,
+    CP_TLS_IV_FIXED,
+    CP_TLS_IV_INV,
+    CP_N
+};
+
+static const struct {
+    const char *name;
+    enum ctx_param id;
+} ctx_names[] = {
+    {OSSL_CIPHER_PARAM_KEYLEN, CP_KEYLEN},
+    {OSSL_CIPHER_PARAM_IVLEN, CP_IVLEN},
+    {OSSL_CIPHER_PARAM_AEAD_TAGLEN, CP_TAGLEN},
+    {OSSL_CIPHER_PARAM_IV, CP_IV},
+    {OSSL_CIPHER_PARAM_UPDATED_IV, CP_UPDATED_IV},
+    {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, CP_TLS_AAD_PAD},
+    {OSSL_CIPHER_PARAM_AEAD_TAG, CP_TAG},
+    {OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, CP_TLS_IV_GEN},
+    {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, CP_TLS_AAD},
+    {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, CP_TLS_IV_FIXED},
+    {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, CP_TLS_IV_INV},
+};
+_Static_assert(sizeof(OSSL_CIPHER_PARAM_IVLEN) == sizeof(OSSL_CIPHER_PARAM_AEAD_IVLEN) &&
+                   sizeof(ctx_names) / sizeof(ctx_names[0]) == CP_N,
+               "one row per context parameter");
+
+/* ctx_index: found[id] = the first parameter of params named id's name
+ * (NULL: none); names are compared only where the first character fits. */
+static void ctx_index(const OSSL_PARAM *params, const OSSL_PARAM *found[CP_N])
+{
+    for (int i = 0; i < CP_N; i++) {
+        found[i] = NULL;
+    }
+    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        for (size_t i = 0; i < sizeof(ctx_names) / sizeof(ctx_names[0]); i++) {
+            if (ctx_names[i].name[0] == p->key[0] && found[ctx_names[i].id] == NULL &&
+                strcmp(ctx_names[i].name, p->key) == 0) {
+                found[ctx_names[i].id] = p;
+                break;
+            }
+        }
+    }
+}
+
 static int gcm_get_ctx_params(void *ctx, OSSL_PARAM params[])
 {
     struct gcm *c = ctx;
+    const OSSL_PARAM *found[CP_N];
+    ctx_index(params, found);
     OSSL_PARAM *p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, c->key_len)) {
+    if ((p = (OSSL_PARAM *)found[CP_KEYLEN]) != NULL && !OSSL_PARAM_set_size_t(p, c->key_len)) {
         return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-        !OSSL_PARAM_set_size_t(p, c->g.iv_len)) {
+    if ((p = (OSSL_PARAM *)found[CP_IVLEN]) != NULL && !OSSL_PARAM_set_size_t(p, c->g.iv_len)) {
         return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
+    if ((p = (OSSL_PARAM *)found[CP_TAGLEN]) != NULL &&
         !OSSL_PARAM_set_size_t(p, c->g.tag_len != 0 ? c->g.tag_len : MBC_GCM_TAG_LEN)) {
         return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL ||
-        (p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL) {
+    if ((p = (OSSL_PARAM *)found[CP_IV]) != NULL ||
+        (p = (OSSL_PARAM *)found[CP_UPDATED_IV]) != NULL) {
         if (!c->g.iv_set || p->data_size < c->g.iv_len ||
             !OSSL_PARAM_set_octet_string(p, c->g.iv, c->g.iv_len)) {
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) != NULL &&
+    if ((p = (OSSL_PARAM *)found[CP_TLS_AAD_PAD]) != NULL &&
         !OSSL_PARAM_set_size_t(p, c->tls_pad)) {
         return 0;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+    if ((p = (OSSL_PARAM *)found[CP_TAG]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING ||
             !mbo_gcm_get_tag(&c->g, p->data, p->data_size)) {
             mbp_err(c->pc, MBP_R_CIPHER, "no tag to get");
@@ -245,7 +304,7 @@ static int gcm_get_ctx_params(void *ctx, OSSL_PARAM params[])
         }
         p->return_size = p->data_size;
     }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN)) != NULL) {
+    if ((p = (OSSL_PARAM *)found[CP_TLS_IV_GEN]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING ||
             !mbo_gcm_iv_gen(&c->g, p->data, p->data_size)) {
             mbp_err(c->pc, MBP_R_CIPHER, "IV generation");
@@ -264,21 +323,23 @@ static int gcm_set_ctx_params(void *ctx, const OSSL_PARAM params[])
     if (params == NULL) {
         return 1;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
+    const OSSL_PARAM *found[CP_N];
+    ctx_index(params, found);
+    if ((p = found[CP_TAG]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING ||
             !mbo_gcm_set_tag(&c->g, p->data, p->data_size)) {
             mbp_err(c->pc, MBP_R_CIPHER, "tag of %zu bytes", p->data_size);
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN)) != NULL) {
+    if ((p = found[CP_IVLEN]) != NULL) {
         size_t n;
         if (!OSSL_PARAM_get_size_t(p, &n) || !mbo_gcm_set_iv_len(&c->g, n)) {
             mbp_err(c->pc, MBP_R_CIPHER, "IV length");
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) != NULL) {
+    if ((p = found[CP_TLS_AAD]) != NULL) {
         const int pad = p->data_type == OSSL_PARAM_OCTET_STRING
                             ? mbo_gcm_tls_aad(&c->g, p->data, p->data_size)
                             : 0;
@@ -288,21 +349,21 @@ static int gcm_set_ctx_params(void *ctx, const OSSL_PARAM params[])
         }
         c->tls_pad = (size_t)pad;
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED)) != NULL) {
+    if ((p = found[CP_TLS_IV_FIXED]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING ||
             !mbo_gcm_set_iv_fixed(&c->g, p->data, p->data_size)) {
             mbp_err(c->pc, MBP_R_CIPHER, "TLS fixed IV");
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV)) != NULL) {
+    if ((p = found[CP_TLS_IV_INV]) != NULL) {
         if (p->data_type != OSSL_PARAM_OCTET_STRING ||
             !mbo_gcm_set_iv_inv(&c->g, p->data, p->data_size)) {
             mbp_err(c->pc, MBP_R_CIPHER, "TLS explicit IV");
             return 0;
         }
     }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
+    if ((p = found[CP_KEYLEN]) != NULL) {
         size_t n;
         if (!OSSL_PARAM_get_size_t(p, &n) || n != c->key_len) {
             mbp_err(c->pc, MBP_R_CIPHER, "key length");

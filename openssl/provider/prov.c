@@ -172,6 +172,14 @@ const struct mbp_md_row *mbp_md_row_of(const EVP_MD *md)
     return NULL;
 }
 
+int mbp_ecdsa_md_ok(const EVP_MD *md)
+{
+    if (OpenSSL_version_num() < 0x30500000UL) {
+        return 1; /* 3.0: any digest it can fetch, SHAKE and NULL included */
+    }
+    return EVP_MD_get_size(md) > 0 && (EVP_MD_get_flags(md) & EVP_MD_FLAG_XOF) == 0;
+}
+
 void *mbp_sigctx_new(void *provctx, const char *propq, size_t size)
 {
     struct mbp_sigctx *b = OPENSSL_zalloc(size);
@@ -191,6 +199,7 @@ void mbp_sigctx_free(struct mbp_sigctx *b)
     if (b != NULL) {
         EVP_MD_free(b->md);
         EVP_MD_CTX_free(b->mdctx);
+        mbp_other_sig_reset(b);
         OPENSSL_free(b->propq);
         OPENSSL_free(b);
     }
@@ -205,13 +214,14 @@ void *mbp_sigctx_dup(const struct mbp_sigctx *src, size_t size, int (*extra)(voi
     }
     b->propq = NULL;
     b->mdctx = NULL;
+    const int other = mbp_other_sig_dup(b, src);
     /* extra runs first and always: afterwards every field of the copy is
      * its own (or NULL), so free_fn may free them whatever fails next */
     const int own = extra == NULL || extra(b);
     if (b->md != NULL && !EVP_MD_up_ref(b->md)) {
         b->md = NULL; /* cannot fail in practice; never freed twice */
     }
-    const int ok = own && (b->md != NULL || src->md == NULL) &&
+    const int ok = own && other && (b->md != NULL || src->md == NULL) &&
                    (src->propq == NULL || (b->propq = OPENSSL_strdup(src->propq)) != NULL) &&
                    (src->mdctx == NULL || ((b->mdctx = EVP_MD_CTX_new()) != NULL &&
                                            EVP_MD_CTX_copy_ex(b->mdctx, src->mdctx)));
@@ -252,60 +262,6 @@ int mbp_params_merge(OSSL_PARAM **dst, const OSSL_PARAM params[])
     mbp_params_clear_free(*dst);
     *dst = d;
     return 1;
-}
-
-EVP_PKEY *mbp_other_import(struct mbp_ctx *pc, const char *type, int selection,
-                           const OSSL_PARAM params[])
-{
-    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(pc->libctx, type, MBP_NOT_OURS);
-    EVP_PKEY *k = NULL;
-    if (c == NULL || EVP_PKEY_fromdata_init(c) != 1 ||
-        EVP_PKEY_fromdata(c, &k, selection, (OSSL_PARAM *)params) != 1) {
-        k = NULL;
-    }
-    EVP_PKEY_CTX_free(c);
-    return k;
-}
-
-/* The caller's generation callback, for the other provider's progress. */
-struct gen_cb {
-    OSSL_CALLBACK *cb;
-    void *cbarg;
-};
-
-static int gen_progress(EVP_PKEY_CTX *c)
-{
-    const struct gen_cb *g = EVP_PKEY_CTX_get_app_data(c);
-    int potential = EVP_PKEY_CTX_get_keygen_info(c, 0),
-        iteration = EVP_PKEY_CTX_get_keygen_info(c, 1);
-    OSSL_PARAM p[] = {
-        OSSL_PARAM_int(OSSL_GEN_PARAM_POTENTIAL, &potential),
-        OSSL_PARAM_int(OSSL_GEN_PARAM_ITERATION, &iteration),
-        OSSL_PARAM_END,
-    };
-    return g->cb(p, g->cbarg);
-}
-
-EVP_PKEY *mbp_other_gen(struct mbp_ctx *pc, const char *type, int selection,
-                        const OSSL_PARAM *params, EVP_PKEY *templ, OSSL_CALLBACK *cb, void *cbarg)
-{
-    EVP_PKEY_CTX *c = templ != NULL ? EVP_PKEY_CTX_new_from_pkey(pc->libctx, templ, MBP_NOT_OURS)
-                                    : EVP_PKEY_CTX_new_from_name(pc->libctx, type, MBP_NOT_OURS);
-    EVP_PKEY *k = NULL;
-    struct gen_cb g = {cb, cbarg};
-    const int keys = (selection & MBP_SEL_KEYPAIR) != 0;
-    if (c != NULL && (keys ? EVP_PKEY_keygen_init(c) : EVP_PKEY_paramgen_init(c)) == 1 &&
-        (params == NULL || EVP_PKEY_CTX_set_params(c, params) == 1)) {
-        if (cb != NULL) {
-            EVP_PKEY_CTX_set_app_data(c, &g);
-            EVP_PKEY_CTX_set_cb(c, gen_progress);
-        }
-        if ((keys ? EVP_PKEY_keygen(c, &k) : EVP_PKEY_paramgen(c, &k)) != 1) {
-            k = NULL;
-        }
-    }
-    EVP_PKEY_CTX_free(c);
-    return k;
 }
 
 static const OSSL_ITEM *get_reason_strings(void *provctx)

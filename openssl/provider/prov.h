@@ -92,6 +92,13 @@ struct mbp_md_row {
 };
 const struct mbp_md_row *mbp_md_row_of(const EVP_MD *md);
 
+/* mbp_ecdsa_md_ok: whether the default provider of the running OpenSSL
+ * takes md for ECDSA (observed on 3.0 and 3.5: 3.0 takes every digest;
+ * 3.5 refuses XOFs (SHAKE, KMAC) and digests without a size (NULL), and
+ * takes the others, KECCAK and BLAKE2 included; 3.1-3.4 not seen, taken
+ * as 3.0). */
+int mbp_ecdsa_md_ok(const EVP_MD *md);
+
 /*
  * mbp_sigctx: the part of a signature context both implementations have,
  * first in their own struct (so a pointer to theirs is one to this).
@@ -107,6 +114,11 @@ struct mbp_sigctx {
     char *propq;
     EVP_MD *md;        /* NULL: none set */
     EVP_MD_CTX *mdctx; /* digest-and-sign: the message's digest */
+    /* A key another provider holds (mbp_other_sig_*): its operation, and
+     * for digest-and-sign the digest context that owns it. */
+    EVP_PKEY_CTX *other;
+    EVP_MD_CTX *other_md;
+    int other_signing;
 };
 void *mbp_sigctx_new(void *provctx, const char *propq, size_t size);
 void mbp_sigctx_free(struct mbp_sigctx *b);
@@ -138,6 +150,40 @@ EVP_PKEY *mbp_other_import(struct mbp_ctx *pc, const char *type, int selection,
                            const OSSL_PARAM params[]);
 EVP_PKEY *mbp_other_gen(struct mbp_ctx *pc, const char *type, int selection,
                         const OSSL_PARAM *params, EVP_PKEY *templ, OSSL_CALLBACK *cb, void *cbarg);
+
+/* mbp_other_validate: the other provider's check of key for selection
+ * (a pair, a private or public key, or parameters); 1 when it passed. */
+int mbp_other_validate(struct mbp_ctx *pc, EVP_PKEY *key, int selection);
+
+/*
+ * Signatures with a key another provider holds (mbp_rsa_key.other,
+ * mbp_ec_key.other): the operation is that provider's in our child
+ * library context (other.c), kept in the base context b (b->other is set
+ * while it is delegated). mbp_other_sig_init: sign or verify (signing),
+ * digest-and-sign with mdname (digest; NULL: the key's default) or not,
+ * with params; 0 on failure. The others are the signature calls of the
+ * same names, forwarded; mbp_other_sig_reset frees the operation (also
+ * done by mbp_sigctx_free), mbp_other_sig_dup gives copy (a byte copy of
+ * src) its own (mbp_sigctx_dup calls it).
+ */
+void mbp_other_sig_reset(struct mbp_sigctx *b);
+int mbp_other_sig_init(struct mbp_sigctx *b, EVP_PKEY *key, int signing, int digest,
+                       const char *mdname, const OSSL_PARAM params[]);
+int mbp_other_sig_sign(struct mbp_sigctx *b, unsigned char *sig, size_t *siglen, size_t sigsize,
+                       const unsigned char *tbs, size_t tbslen);
+int mbp_other_sig_verify(struct mbp_sigctx *b, const unsigned char *sig, size_t siglen,
+                         const unsigned char *tbs, size_t tbslen);
+int mbp_other_sig_update(struct mbp_sigctx *b, const unsigned char *data, size_t len);
+int mbp_other_sig_sign_final(struct mbp_sigctx *b, unsigned char *sig, size_t *siglen,
+                             size_t sigsize);
+int mbp_other_sig_verify_final(struct mbp_sigctx *b, const unsigned char *sig, size_t siglen);
+int mbp_other_sig_set_params(struct mbp_sigctx *b, const OSSL_PARAM params[]);
+int mbp_other_sig_get_params(struct mbp_sigctx *b, OSSL_PARAM params[]);
+int mbp_other_sig_dup(struct mbp_sigctx *copy, const struct mbp_sigctx *src);
+/* mbp_other_sig_settable, _gettable: the delegated operation's parameter
+ * lists when b (may be NULL) has one, else ours. */
+const OSSL_PARAM *mbp_other_sig_settable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
+const OSSL_PARAM *mbp_other_sig_gettable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
 
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
@@ -191,6 +237,11 @@ struct mbp_ec_key {
 /* mbp_ec_sig_max: the longest DER ECDSA signature of curve (two INTEGERs
  * of scalar_len + 1 bytes). */
 size_t mbp_ec_sig_max(mbc_curve curve);
+
+/* mbp_rsa_other: k as another provider's key (a reference on k->other, or
+ * a new key from k's components, private ones included); NULL on failure.
+ * Free with EVP_PKEY_free. */
+EVP_PKEY *mbp_rsa_other(const struct mbp_rsa_key *k);
 
 /* mbp_ec_other: k as another provider's key (a reference on k->other, or a
  * new key from k's parameters, private key included), for operations with

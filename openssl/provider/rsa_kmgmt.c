@@ -6,10 +6,13 @@
  * with the EVP_PKEY, so the mbcrypto key objects built here are reused by
  * every later operation on that key.
  *
- * Import refuses what mbcrypto does not serve (other sizes, multi-prime
- * keys, private keys without the CRT components, unbalanced primes): the
- * signature then goes to the key's own provider (OpenSSL's signature init
- * tries that provider next when the export to ours fails).
+ * A key mbcrypto does not serve (other sizes, multi-prime keys, private
+ * keys without the CRT components, unbalanced primes) is not refused at
+ * import: EVP_PKEY_fromdata with our key management has no fallback, so
+ * such a key is imported by the other provider in our child library
+ * context and held in our key data (mbp_rsa_key.other), as a generated
+ * one is below. Signatures with it are that provider's (rsa_sig.c,
+ * other.c); encryption, which we do not have, exports it there.
  *
  * Key generation (OpenSSL has no fallback for it: with mbcrypto preferred,
  * every RSA generation comes here) is the default provider's, in our child
@@ -143,9 +146,13 @@ static int rsa_import(void *keydata, int selection, const OSSL_PARAM params[])
     const int priv = (selection & SEL_PRIV) != 0 &&
                      (OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_D) != NULL ||
                       OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_FACTOR1) != NULL);
-    const int ok = from_params(k, params, priv);
-    mbo_count(ok ? MBO_CTR_RSA_KEYS : MBO_CTR_RSA_REFUSED, 1);
-    return ok;
+    if (from_params(k, params, priv)) {
+        mbo_count(MBO_CTR_RSA_KEYS, 1);
+        return 1;
+    }
+    mbo_count(MBO_CTR_RSA_REFUSED, 1);
+    k->other = mbp_other_import(k->pc, "RSA", selection, params);
+    return k->other != NULL;
 }
 
 /* to_params: k's components (private ones if with_priv) as params, through
@@ -237,6 +244,17 @@ static int rsa_has(const void *keydata, int selection)
     return ok;
 }
 
+EVP_PKEY *mbp_rsa_other(const struct mbp_rsa_key *k)
+{
+    if (k->other != NULL) {
+        return EVP_PKEY_up_ref(k->other) ? k->other : NULL;
+    }
+    OSSL_PARAM *params = k->pub != NULL ? to_params((struct mbp_rsa_key *)k, 1) : NULL;
+    EVP_PKEY *o = params != NULL ? mbp_other_import(k->pc, "RSA", SEL_KEYPAIR, params) : NULL;
+    mbp_params_clear_free(params);
+    return o;
+}
+
 static int rsa_match(const void *a, const void *b, int selection)
 {
     const struct mbp_rsa_key *x = a, *y = b;
@@ -244,7 +262,12 @@ static int rsa_match(const void *a, const void *b, int selection)
         return 1; /* RSA has no domain parameters */
     }
     if (x->other != NULL || y->other != NULL) {
-        return x->other != NULL && y->other != NULL && EVP_PKEY_eq(x->other, y->other) == 1;
+        /* One of ours against another provider's: compared there. */
+        EVP_PKEY *ox = mbp_rsa_other(x), *oy = mbp_rsa_other(y);
+        const int ok = ox != NULL && oy != NULL && EVP_PKEY_eq(ox, oy) == 1;
+        EVP_PKEY_free(ox);
+        EVP_PKEY_free(oy);
+        return ok;
     }
     if (x->n == NULL || y->n == NULL || BN_cmp(x->n, y->n) != 0 || BN_cmp(x->e, y->e) != 0) {
         return 0;
@@ -253,6 +276,24 @@ static int rsa_match(const void *a, const void *b, int selection)
         return 0;
     }
     return 1;
+}
+
+/* rsa_validate: the other provider's checks (OpenSSL's RSA key checks),
+ * on a key it holds or on a copy of ours. */
+static int rsa_validate(const void *keydata, int selection, int checktype)
+{
+    (void)checktype;
+    const struct mbp_rsa_key *k = keydata;
+    if (!rsa_has(k, selection)) {
+        return 0;
+    }
+    if ((selection & SEL_KEYPAIR) == 0) {
+        return 1; /* no domain parameters */
+    }
+    EVP_PKEY *o = mbp_rsa_other(k);
+    const int ok = o != NULL && mbp_other_validate(k->pc, o, selection & SEL_KEYPAIR);
+    EVP_PKEY_free(o);
+    return ok;
 }
 
 static int rsa_get_params(void *keydata, OSSL_PARAM params[])
@@ -408,6 +449,7 @@ const OSSL_DISPATCH mbp_rsa_keymgmt[] = {
     {OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))rsa_free},
     {OSSL_FUNC_KEYMGMT_HAS, (void (*)(void))rsa_has},
     {OSSL_FUNC_KEYMGMT_MATCH, (void (*)(void))rsa_match},
+    {OSSL_FUNC_KEYMGMT_VALIDATE, (void (*)(void))rsa_validate},
     {OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))rsa_import},
     {OSSL_FUNC_KEYMGMT_IMPORT_TYPES, (void (*)(void))rsa_key_types},
     {OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))rsa_export},

@@ -4,7 +4,9 @@
  * gives the digest) and with the message digested here (EVP digests of the
  * child library context). The RSA operation runs through openssl/common's
  * mbo_rsa_private / mbo_rsa_public: batched and paused inside an ASYNC job,
- * at once outside one.
+ * at once outside one. Keys mbcrypto does not serve, held by another
+ * provider (rsa_kmgmt.c), sign and verify there: the whole operation, its
+ * parameters included (other.c).
  */
 #include <string.h>
 
@@ -140,10 +142,13 @@ static int set_md(struct sig *s, const char *name, const char *props)
 
 static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[]);
 
-static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int signing)
+/* sig_init: s for signing or verifying with keydata; digest: for a
+ * digest-and-sign (params are then the caller's to set). */
+static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int signing,
+                    int digest)
 {
     struct mbp_rsa_key *k = keydata;
-    if (k == NULL || k->pub == NULL || (signing && k->priv == NULL)) {
+    if (k == NULL || (k->other == NULL && (k->pub == NULL || (signing && k->priv == NULL)))) {
         mbp_err(s->b.pc, MBP_R_BAD_KEY, signing ? "no private key" : "no public key");
         return 0;
     }
@@ -158,17 +163,21 @@ static int sig_init(struct sig *s, void *keydata, const OSSL_PARAM params[], int
     s->di_len = 0;
     EVP_MD_CTX_free(s->b.mdctx);
     s->b.mdctx = NULL;
+    mbp_other_sig_reset(&s->b);
+    if (k->other != NULL && !digest) {
+        return mbp_other_sig_init(&s->b, k->other, signing, 0, NULL, params);
+    }
     return sig_set_ctx_params(s, params);
 }
 
 static int sig_sign_init(void *ctx, void *keydata, const OSSL_PARAM params[])
 {
-    return sig_init(ctx, keydata, params, 1);
+    return sig_init(ctx, keydata, params, 1, 0);
 }
 
 static int sig_verify_init(void *ctx, void *keydata, const OSSL_PARAM params[])
 {
-    return sig_init(ctx, keydata, params, 0);
+    return sig_init(ctx, keydata, params, 0, 0);
 }
 
 /* pss_md: the digest PSS uses (SHA-1, PKCS#1's default, if none was set). */
@@ -221,6 +230,9 @@ static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsiz
     if (s->key == NULL || !s->signing) {
         mbp_err(s->b.pc, MBP_R_INIT, "sign");
         return 0;
+    }
+    if (s->b.other != NULL) {
+        return mbp_other_sig_sign(&s->b, sig, siglen, sigsize, tbs, tbslen);
     }
     const size_t k = s->key->bits / 8;
     if (sig == NULL) {
@@ -276,6 +288,9 @@ static int sig_verify(void *ctx, const unsigned char *sig, size_t siglen, const 
         mbp_err(s->b.pc, MBP_R_INIT, "verify");
         return 0;
     }
+    if (s->b.other != NULL) {
+        return mbp_other_sig_verify(&s->b, sig, siglen, tbs, tbslen);
+    }
     const size_t k = s->key->bits / 8;
     uint8_t em[MAX_K];
     if (siglen != k || mbo_rsa_public(s->key->pub, em, sig) != MBC_OK ||
@@ -292,8 +307,13 @@ static int digest_init(void *ctx, const char *mdname, void *keydata, const OSSL_
                        int signing)
 {
     struct sig *s = ctx;
-    if (!sig_init(s, keydata, NULL, signing) ||
-        !set_md(s, mdname != NULL ? mdname : "SHA256", NULL) ||
+    if (!sig_init(s, keydata, NULL, signing, 1)) {
+        return 0;
+    }
+    if (s->key->other != NULL) {
+        return mbp_other_sig_init(&s->b, s->key->other, signing, 1, mdname, params);
+    }
+    if (!set_md(s, mdname != NULL ? mdname : "SHA256", NULL) ||
         (s->b.mdctx = EVP_MD_CTX_new()) == NULL || !EVP_DigestInit_ex2(s->b.mdctx, s->b.md, NULL)) {
         return 0;
     }
@@ -315,18 +335,27 @@ static int sig_digest_verify_init(void *ctx, const char *mdname, void *keydata,
 static int sig_digest_update(void *ctx, const unsigned char *data, size_t len)
 {
     struct sig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_update(&s->b, data, len);
+    }
     return s->b.mdctx != NULL && EVP_DigestUpdate(s->b.mdctx, data, len);
 }
 
 static int sig_digest_sign_final(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize)
 {
     struct sig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_sign_final(&s->b, sig, siglen, sigsize);
+    }
     return mbp_digest_sign_final(s, s->b.mdctx, sig_sign, sig, siglen, sigsize);
 }
 
 static int sig_digest_verify_final(void *ctx, const unsigned char *sig, size_t siglen)
 {
     struct sig *s = ctx;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_verify_final(&s->b, sig, siglen);
+    }
     return mbp_digest_verify_final(s, s->b.mdctx, sig_verify, sig, siglen);
 }
 
@@ -382,6 +411,9 @@ static int sig_set_ctx_params(void *ctx, const OSSL_PARAM params[])
     const OSSL_PARAM *p;
     if (params == NULL) {
         return 1;
+    }
+    if (s->b.other != NULL) {
+        return mbp_other_sig_set_params(&s->b, params);
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_SIGNATURE_PARAM_PAD_MODE)) != NULL) {
         int pad;
@@ -514,6 +546,9 @@ static int sig_get_ctx_params(void *ctx, OSSL_PARAM params[])
 {
     struct sig *s = ctx;
     OSSL_PARAM *p;
+    if (s->b.other != NULL) {
+        return mbp_other_sig_get_params(&s->b, params);
+    }
     if ((p = OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_PAD_MODE)) != NULL &&
         !item_set(p, pad_names, NUM_PADS, s->pad)) {
         return 0;
@@ -568,16 +603,16 @@ static const OSSL_PARAM gettable[] = {
 
 static const OSSL_PARAM *sig_settable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return settable;
+    const struct sig *s = ctx;
+    return mbp_other_sig_settable(s != NULL ? &s->b : NULL, settable);
 }
 
 static const OSSL_PARAM *sig_gettable_ctx_params(void *ctx, void *provctx)
 {
-    (void)ctx;
     (void)provctx;
-    return gettable;
+    const struct sig *s = ctx;
+    return mbp_other_sig_gettable(s != NULL ? &s->b : NULL, gettable);
 }
 
 const OSSL_DISPATCH mbp_rsa_signature[] = {

@@ -967,6 +967,8 @@ section .text
     ROUNDS_SWITCH CRYPT_NR, %1
     vmovdqu     [rdx], xmm8
     CLEAR_REGS
+    vzeroupper                  ; zeroing idioms leave the upper state dirty:
+                                ; without it the caller's SSE code stalls
     ret
 %endmacro
 

@@ -46,7 +46,7 @@ __attribute__((noinline)) static mbc_err gcm_key_new(mbc_gcm_key **key, const ui
         return MBC_ERR_NO_MEMORY;
     }
     g->impl = *mbc_dispatch_get()->gcm;
-    mbc_gcm_expand_key_c(g, k, k_len);
+    mbc_gcm_expand_key(g, k, k_len, g->impl.subword);
     for (unsigned r = 0; r <= g->rounds; r++) {
         for (unsigned l = 0; l < 4; l++) {
             memcpy(g->rk512 + 64 * (14 - g->rounds + r) + 16 * l, g->rk + 16 * r, 16);
@@ -54,7 +54,7 @@ __attribute__((noinline)) static mbc_err gcm_key_new(mbc_gcm_key **key, const ui
     }
     static const uint8_t zero[16] = {0};
     g->impl.block(g, zero, g->h);
-    mbc_gcm_hash_powers_c(g);
+    g->impl.powers(g);
     for (unsigned i = 0; i < GCM_NPOW + 4; i++) {
         for (unsigned b = 0; b < 8; b++) {
             g->htabk[16 * i + b] = g->htab[16 * i + b] ^ g->htab[16 * i + 8 + b];

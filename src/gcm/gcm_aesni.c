@@ -120,6 +120,52 @@ AESNI_INLINE __m128i acc_reduce(const struct acc *a)
     return _mm_xor_si128(lo, hi);
 }
 
+/* dot: a * b * x^-128 mod P, POLYVAL's product. */
+AESNI_INLINE __m128i dot(__m128i a, __m128i b)
+{
+    const struct acc t = {
+        .lo = _mm_clmulepi64_si128(a, b, 0x00),
+        .hi = _mm_clmulepi64_si128(a, b, 0x11),
+        .mid = _mm_clmulepi64_si128(_mm_xor_si128(a, _mm_shuffle_epi32(a, 0x4E)),
+                                    _mm_xor_si128(b, _mm_shuffle_epi32(b, 0x4E)), 0x00),
+    };
+    return acc_reduce(&t);
+}
+
+/* mbc_gcm_hash_powers_aesni: H' = mulX_POLYVAL(bswap(H)) (a 128-bit shift
+ * left by one, and P's low terms added when the top bit falls out, by mask),
+ * then H'^n = dot(H'^(n-1), H'): 35 products where the bitwise portable
+ * code takes 35 x 128 steps. */
+void mbc_gcm_hash_powers_aesni(struct mbc_gcm_key *key)
+{
+    const __m128i poly = _mm_set_epi64x((long long)0xC200000000000000ull, 1);
+    const __m128i v = bswap128(lda(key->h));
+    const __m128i top = _mm_shuffle_epi32(_mm_srai_epi32(v, 31), 0xFF);
+    const __m128i shl =
+        _mm_or_si128(_mm_slli_epi64(v, 1), _mm_srli_epi64(_mm_slli_si128(v, 8), 63));
+    const __m128i h1 = _mm_xor_si128(shl, _mm_and_si128(poly, top));
+    __m128i p = h1;
+    for (unsigned n = 1; n <= GCM_NPOW; n++) {
+        if (n > 1) {
+            p = dot(p, h1);
+        }
+        _mm_store_si128((__m128i *)(void *)(key->htab + 16 * (GCM_NPOW - n)), p);
+    }
+    memset(key->htab + 16 * GCM_NPOW, 0, 64);
+}
+
+/* mbc_gcm_subword_aesni: SubWord(t) with AESENCLAST on t in all four
+ * columns, where ShiftRows moves nothing and the zero round key adds
+ * nothing. */
+void mbc_gcm_subword_aesni(uint8_t t[4])
+{
+    uint32_t w;
+    memcpy(&w, t, 4);
+    const __m128i x = _mm_aesenclast_si128(_mm_set1_epi32((int)w), _mm_setzero_si128());
+    w = (uint32_t)_mm_cvtsi128_si32(x);
+    memcpy(t, &w, 4);
+}
+
 /* ghash_mem: adds n (1..GCM_NPOW) full blocks at p to the sum a, as the
  * first n of pw blocks hashed under one reduction (block j is multiplied by
  * H'^(pw - j)); y, if x0 is set, is added to the first block. */
@@ -481,6 +527,8 @@ static void dec_aesni(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi
 const struct mbc_gcm_impl mbc_gcm_impl_aesni = {
     .base = {.info = {.name = "aesni", .tier = MBC_TIER_VECTOR, .lanes = 1, .fast_ops = 0},
              .needs = MBC_GCM_AESNI_NEEDS},
+    .subword = mbc_gcm_subword_aesni,
+    .powers = mbc_gcm_hash_powers_aesni,
     .block = block_aesni,
     .ghash = ghash_aesni,
     .enc = enc_aesni,

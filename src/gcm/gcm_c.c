@@ -201,10 +201,11 @@ static void block_c(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t
 }
 
 /* ------------------------------------------------------------------------ */
-/* Key schedule (shared by every implementation)                             */
+/* Key schedule (the loop shared by every implementation)                    */
 /* ------------------------------------------------------------------------ */
 
-void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len)
+void mbc_gcm_expand_key(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len,
+                        void (*subword)(uint8_t t[4]))
 {
     const unsigned nk = (unsigned)(k_len / 4);
     const unsigned rounds = nk + 6;
@@ -218,19 +219,15 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
         uint8_t t[4];
         memcpy(t, w + 4 * (i - 1), 4);
         if (pos == 0 || (nk > 6 && pos == 4)) {
-            uint8_t b[64] = {0};
             if (pos == 0) {
                 /* RotWord */
-                b[0] = t[1];
-                b[1] = t[2];
-                b[2] = t[3];
-                b[3] = t[0];
-            } else {
-                memcpy(b, t, 4);
+                const uint8_t t0 = t[0];
+                t[0] = t[1];
+                t[1] = t[2];
+                t[2] = t[3];
+                t[3] = t0;
             }
-            sub_bytes64(b);
-            memcpy(t, b, 4);
-            mbc_memzero(b, sizeof(b));
+            subword(t);
             if (pos == 0) {
                 t[0] ^= rcon;
                 rcon = (uint8_t)((rcon << 1) ^ ((rcon >> 7) * 0x1b));
@@ -242,6 +239,16 @@ void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_le
         mbc_memzero(t, sizeof(t));
     }
     key->rounds = rounds;
+}
+
+/* subword_c: SubWord with the bitsliced S-box. */
+static void subword_c(uint8_t t[4])
+{
+    uint8_t b[64] = {0};
+    memcpy(b, t, 4);
+    sub_bytes64(b);
+    memcpy(t, b, 4);
+    mbc_memzero(b, sizeof(b));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -313,7 +320,7 @@ static void ghash_c(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t
     mbc_memzero(h, sizeof(h));
 }
 
-void mbc_gcm_hash_powers_c(struct mbc_gcm_key *key)
+static void hash_powers_c(struct mbc_gcm_key *key)
 {
     uint64_t h[2], p[2];
     h[0] = p[0] = load_be64(key->h);
@@ -411,6 +418,8 @@ static void dec_c(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16]
 const struct mbc_gcm_impl mbc_gcm_impl_c = {
     .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = 1, .fast_ops = 0},
              .needs = 0},
+    .subword = subword_c,
+    .powers = hash_powers_c,
     .block = block_c,
     .ghash = ghash_c,
     .enc = enc_c,

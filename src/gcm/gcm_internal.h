@@ -63,6 +63,11 @@ typedef mbc_err (*gcm_open12_fn)(const struct mbc_gcm_key *key, uint8_t *out, co
  */
 struct mbc_gcm_impl {
     struct mbc_impl_base base;
+    /* Key setup: subword is AES's SubWord for the shared key schedule
+     * (mbc_gcm_expand_key); powers fills key->htab from key->h as
+     * mbc_gcm_hash_powers says. Every implementation gives the same bytes. */
+    void (*subword)(uint8_t t[4]);
+    void (*powers)(struct mbc_gcm_key *key);
     void (*block)(const struct mbc_gcm_key *key, const uint8_t in[16], uint8_t out[16]);
     void (*ghash)(const struct mbc_gcm_key *key, uint8_t xi[16], const uint8_t *in, size_t len);
     void (*enc)(const struct mbc_gcm_key *key, uint8_t ctr[16], uint8_t xi[16], const uint8_t *in,
@@ -145,13 +150,23 @@ static inline void gcm_ctr_inc(uint8_t ctr[16])
     ctr[15] = (uint8_t)c;
 }
 
-/* mbc_gcm_expand_key_c: the AES key schedule (constant time, no tables) into
- * key->rk and key->rounds; k_len is 16, 24 or 32. */
-void mbc_gcm_expand_key_c(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len);
+/* mbc_gcm_expand_key: the AES key schedule (constant time, no tables) into
+ * key->rk and key->rounds, with the implementation's SubWord; k_len is 16,
+ * 24 or 32. */
+void mbc_gcm_expand_key(struct mbc_gcm_key *key, const uint8_t *k, size_t k_len,
+                        void (*subword)(uint8_t t[4]));
 
-/* mbc_gcm_hash_powers_c: from key->h fills htab with mulX_POLYVAL(bswap(H^n)),
- * n = 1..GCM_NPOW (constant time). */
-void mbc_gcm_hash_powers_c(struct mbc_gcm_key *key);
+/* mbc_gcm_hash_powers: what an implementation's powers does: from key->h,
+ * htab[GCM_NPOW - n] = mulX_POLYVAL(bswap(H^n)) for n = 1..GCM_NPOW, then
+ * 4 zero blocks (constant time). In POLYVAL terms that is H'^n with
+ * H' = mulX_POLYVAL(bswap(H)) and the product dot(a, b) = a * b * x^-128:
+ * H'^n = dot(H'^(n-1), H'), which the carry-less implementations compute. */
+
+#if MBC_HAVE_AESNI
+/* The AES-NI key setup, shared by the _aesni and _vaes512 tables. */
+void mbc_gcm_subword_aesni(uint8_t t[4]);
+void mbc_gcm_hash_powers_aesni(struct mbc_gcm_key *key);
+#endif
 
 /* mbc_gcm_impl_for: the implementation the feature word selects, each
  * falling back on the next one on its own. */

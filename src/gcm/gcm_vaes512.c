@@ -11,6 +11,8 @@
 const struct mbc_gcm_impl mbc_gcm_impl_vaes512 = {
     .base = {.info = {.name = "vaes512", .tier = MBC_TIER_VECTOR, .lanes = 1, .fast_ops = 1},
              .needs = MBC_GCM_VAES512_NEEDS},
+    .subword = mbc_gcm_subword_aesni,
+    .powers = mbc_gcm_hash_powers_aesni,
     .block = mbc_gcm_block_aesni,
     .ghash = mbc_gcm_ghash_vaes512,
     .enc = mbc_gcm_enc_vaes512,

@@ -23,21 +23,58 @@
 #define VW MBC_VEC_C_LANES
 #define MBC_VEC_LANES MBC_VEC_C_LANES
 
+/* MBC_VEC_COUNT: the counting build of tools/count_ops.c (8 lanes,
+ * symbols name_cnt): every multiply-add and every other vector operation
+ * adds 1 to its counter, as one zmm instruction would. Every value also
+ * carries its times t (vec_time): its dependency depth, the cycle it would
+ * be ready at with unlimited execution units (a multiply-add takes
+ * MBC_VEC_LAT_MADD cycles, any other counted operation 1; constants are
+ * ready at 0; a load is ready when its row was stored, through the shadow
+ * of memory that tools/count_ops.c keeps: mbc_vec_count_load / _store), and
+ * when it is ready on the modelled out-of-order machines that
+ * mbc_vec_count_op schedules it on (tools/count_ops.c). */
+#if defined(MBC_VEC_COUNT)
+#define MBC_VEC_LAT_MADD 4
+typedef struct {
+    unsigned long depth, intel, zen4;
+} vec_time;
+typedef struct {
+    uint64_t v[VW];
+    vec_time t;
+} vec;
+typedef struct {
+    uint64_t v[VW];
+    vec_time t;
+} vmask;
+extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
+vec_time mbc_vec_count_load(const void *p);
+void mbc_vec_count_store(const void *p, vec_time t);
+/* mbc_vec_count_op: the times of an operation of latency lat (1 or
+ * MBC_VEC_LAT_MADD) whose inputs are ready at dep. */
+vec_time mbc_vec_count_op(unsigned lat, vec_time dep);
+#define VEC_COUNT(ctr, n) (mbc_vec_count_##ctr += (n))
+static inline unsigned long vec_tmax(unsigned long a, unsigned long b)
+{
+    return a > b ? a : b;
+}
+static inline vec_time vec_tjoin(vec_time a, vec_time b)
+{
+    return (vec_time){vec_tmax(a.depth, b.depth), vec_tmax(a.intel, b.intel),
+                      vec_tmax(a.zen4, b.zen4)};
+}
+#define VEC_T0 ((vec_time){0, 0, 0})
+/* VEC_T: r is the result of an operation of latency lat on inputs ready at
+ * dep (lat 0: no operation, r is ready when its inputs are). */
+#define VEC_T(r, lat, dep) ((r).t = (lat) ? mbc_vec_count_op((lat), (dep)) : (dep))
+#else
 typedef struct {
     uint64_t v[VW];
 } vec;
 typedef struct {
     uint64_t v[VW];
 } vmask;
-
-/* MBC_VEC_COUNT: the counting build of tools/count_ops.c (8 lanes,
- * symbols name_cnt): every multiply-add and every other vector operation
- * adds 1 to its counter, as one zmm instruction would. */
-#if defined(MBC_VEC_COUNT)
-extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
-#define VEC_COUNT(ctr, n) (mbc_vec_count_##ctr += (n))
-#else
 #define VEC_COUNT(ctr, n) ((void)0)
+#define VEC_T(r, lat, dep) ((void)0)
 #endif
 
 #if VW == 8 && defined(MBC_VEC_COUNT)
@@ -56,28 +93,45 @@ extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
 #error "MBC_VEC_C_LANES must be 8, 2 or 1"
 #endif
 
-#define VEC_MAP(expr)                                                                 \
-    vec r_;                                                                           \
-    VEC_COUNT(alu, 1);                                                                \
-    for (int i = 0; i < VW; i++) {                                                     \
-        r_.v[i] = (expr);                                                             \
-    }                                                                                 \
+/* VEC_MAP: one counted operation of depth 1 after dep, lane by lane. */
+#define VEC_MAP(expr, dep)                                                                         \
+    vec r_;                                                                                        \
+    VEC_COUNT(alu, 1);                                                                             \
+    VEC_T(r_, 1, dep);                                                                             \
+    for (int i = 0; i < VW; i++) {                                                                 \
+        r_.v[i] = (expr);                                                                          \
+    }                                                                                              \
     return r_
 
 #define M52 ((1ull << 52) - 1)
 
-static inline vec v_load(const uint64_t *p) { vec r; memcpy(r.v, p, sizeof(r.v)); return r; }
-static inline void v_store(uint64_t *p, vec a) { memcpy(p, a.v, sizeof(a.v)); }
+static inline vec v_load(const uint64_t *p)
+{
+    vec r;
+    memcpy(r.v, p, sizeof(r.v));
+#if defined(MBC_VEC_COUNT)
+    r.t = mbc_vec_count_load(p);
+#endif
+    return r;
+}
+static inline void v_store(uint64_t *p, vec a)
+{
+    memcpy(p, a.v, sizeof(a.v));
+#if defined(MBC_VEC_COUNT)
+    mbc_vec_count_store(p, a.t);
+#endif
+}
 /* (constants and broadcasts are not counted: a compiler hoists most) */
 static inline vec v_zero(void)
 {
     vec r;
-    memset(r.v, 0, sizeof(r.v));
+    memset(&r, 0, sizeof(r));
     return r;
 }
 static inline vec v_set1(uint64_t x)
 {
     vec r;
+    VEC_T(r, 0, VEC_T0);
     for (int i = 0; i < VW; i++) {
         r.v[i] = x;
     }
@@ -102,6 +156,7 @@ static inline vec v_madd52lo(vec acc, vec a, vec b)
 {
     vec r;
     VEC_COUNT(madd, 1);
+    VEC_T(r, MBC_VEC_LAT_MADD, vec_tjoin(acc.t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
         r.v[i] = acc.v[i] + (((a.v[i] & M52) * (b.v[i] & M52)) & M52);
     }
@@ -111,9 +166,9 @@ static inline vec v_madd52hi(vec acc, vec a, vec b)
 {
     vec r;
     VEC_COUNT(madd, 1);
+    VEC_T(r, MBC_VEC_LAT_MADD, vec_tjoin(acc.t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
-        r.v[i] = acc.v[i] +
-                 (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
+        r.v[i] = acc.v[i] + (uint64_t)(((unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52)) >> 52);
     }
     return v_msan(r, acc, a, b);
 }
@@ -123,6 +178,8 @@ static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
 {
     vec l, h;
     VEC_COUNT(madd, 2);
+    VEC_T(l, MBC_VEC_LAT_MADD, vec_tjoin(lo->t, vec_tjoin(a.t, b.t)));
+    VEC_T(h, MBC_VEC_LAT_MADD, vec_tjoin(hi->t, vec_tjoin(a.t, b.t)));
     for (int i = 0; i < VW; i++) {
         const unsigned __int128 p = (unsigned __int128)(a.v[i] & M52) * (b.v[i] & M52);
         l.v[i] = lo->v[i] + ((uint64_t)p & M52);
@@ -135,6 +192,7 @@ static inline vec v_add(vec a, vec b)
 {
     vec r;
     VEC_COUNT(alu, 1);
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] + b.v[i];
     }
@@ -144,22 +202,45 @@ static inline vec v_sub(vec a, vec b)
 {
     vec r;
     VEC_COUNT(alu, 1);
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] - b.v[i];
     }
     return v_msan(r, a, b, b);
 }
-static inline vec v_and(vec a, vec b) { VEC_MAP(a.v[i] & b.v[i]); }
-static inline vec v_or(vec a, vec b) { VEC_MAP(a.v[i] | b.v[i]); }
-static inline vec v_xor(vec a, vec b) { VEC_MAP(a.v[i] ^ b.v[i]); }
-static inline vec v_srl(vec a, unsigned n) { VEC_MAP(a.v[i] >> n); }
-static inline vec v_sll(vec a, unsigned n) { VEC_MAP(a.v[i] << n); }
-static inline vec v_srl52(vec a) { VEC_MAP(a.v[i] >> 52); }
-static inline vec v_sra63(vec a) { VEC_MAP(0 - (a.v[i] >> 63)); }
+static inline vec v_and(vec a, vec b)
+{
+    VEC_MAP(a.v[i] & b.v[i], vec_tjoin(a.t, b.t));
+}
+static inline vec v_or(vec a, vec b)
+{
+    VEC_MAP(a.v[i] | b.v[i], vec_tjoin(a.t, b.t));
+}
+static inline vec v_xor(vec a, vec b)
+{
+    VEC_MAP(a.v[i] ^ b.v[i], vec_tjoin(a.t, b.t));
+}
+static inline vec v_srl(vec a, unsigned n)
+{
+    VEC_MAP(a.v[i] >> n, a.t);
+}
+static inline vec v_sll(vec a, unsigned n)
+{
+    VEC_MAP(a.v[i] << n, a.t);
+}
+static inline vec v_srl52(vec a)
+{
+    VEC_MAP(a.v[i] >> 52, a.t);
+}
+static inline vec v_sra63(vec a)
+{
+    VEC_MAP(0 - (a.v[i] >> 63), a.t);
+}
 static inline vmask v_eq(vec a, vec b)
 {
     vmask r;
     VEC_COUNT(alu, 1);
+    VEC_T(r, 1, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = mbc_ct_eq_mask(a.v[i], b.v[i]);
     }
@@ -169,15 +250,22 @@ static inline vmask v_nonzero(vec a)
 {
     vmask r;
     VEC_COUNT(alu, 1);
+    VEC_T(r, 1, a.t);
     for (int i = 0; i < VW; i++) {
         r.v[i] = ~mbc_ct_is_zero_mask(a.v[i]);
     }
     return r;
 }
-static inline vec v_blend(vmask m, vec a, vec b) { VEC_MAP((b.v[i] & m.v[i]) | (a.v[i] & ~m.v[i])); }
+static inline vec v_blend(vmask m, vec a, vec b)
+{
+    VEC_MAP((b.v[i] & m.v[i]) | (a.v[i] & ~m.v[i]), vec_tjoin(m.t, vec_tjoin(a.t, b.t)));
+}
+/* (mask logic is not counted: k-register operations, off the vector ports;
+ * its depth is its inputs') */
 static inline vmask vm_and(vmask a, vmask b)
 {
     vmask r;
+    VEC_T(r, 0, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] & b.v[i];
     }
@@ -186,6 +274,7 @@ static inline vmask vm_and(vmask a, vmask b)
 static inline vmask vm_or(vmask a, vmask b)
 {
     vmask r;
+    VEC_T(r, 0, vec_tjoin(a.t, b.t));
     for (int i = 0; i < VW; i++) {
         r.v[i] = a.v[i] | b.v[i];
     }
@@ -194,6 +283,7 @@ static inline vmask vm_or(vmask a, vmask b)
 static inline vmask vm_not(vmask a)
 {
     vmask r;
+    VEC_T(r, 0, a.t);
     for (int i = 0; i < VW; i++) {
         r.v[i] = ~a.v[i];
     }
@@ -202,6 +292,7 @@ static inline vmask vm_not(vmask a)
 static inline vmask vm_from_bits(unsigned bits)
 {
     vmask r;
+    VEC_T(r, 0, VEC_T0);
     for (int i = 0; i < VW; i++) {
         r.v[i] = 0 - (uint64_t)((bits >> i) & 1u);
     }
@@ -219,5 +310,6 @@ static inline unsigned vm_bits(vmask m)
 #undef M52
 #undef VW
 #undef VEC_COUNT
+#undef VEC_T
 
 #endif /* MBC_SRC_MB52_VEC_C_H */

@@ -113,9 +113,12 @@ static void x25519_body(struct mbc_lanes *ln, const void *call, void *work)
 }
 
 /* x25519_run: one derive or public-key call: the lane checks, the plan
- * (lanes.h), the body on the packed requests, the finish. */
+ * (lanes.h), the body on the packed requests, the finish. *scrub: the stack
+ * bytes the caller must scrub after it (wipe.h), by the plan (public): the
+ * single-request kernels of some implementations write less deep than the
+ * batch kernels. */
 __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call *c,
-                                                       unsigned lane_mask)
+                                                       unsigned lane_mask, size_t *scrub)
 {
     const struct mbc_x25519_impl *impl = mbc_dispatch_get()->x25519;
     const int derive = c->u != NULL;
@@ -127,7 +130,11 @@ __attribute__((noinline)) static mbc_status x25519_run(const struct x25519_call 
     const struct mbc_lane_bufs ins[2] = {{(const void *const *)c->scalar, NULL, LEN},
                                          {(const void *const *)c->u, NULL, LEN}};
     mbc_lanes_refuse_overlaps(&ln, &out, 1, ins, derive ? 2 : 1);
-    mbc_lanes_pick(&ln, derive ? &impl->ladder.plan : &impl->pubkey.plan);
+    const enum mbc_plan plan =
+        mbc_lanes_pick(&ln, derive ? &impl->ladder.plan : &impl->pubkey.plan);
+    if (plan == MBC_PLAN_ONE || plan == MBC_PLAN_ONE_BY_ONE) {
+        *scrub = impl->one_scrub;
+    }
     mbc_lanes_run(&ln, x25519_body, c, NULL);
     uint8_t *const *const outs[1] = {c->out};
     const size_t lens[1] = {LEN};
@@ -141,8 +148,9 @@ MBC_API mbc_status mbc_x25519_mb8(uint8_t *const out[MBC_LANES],
     /* a NULL u array must still read as NULL_PARAM, not as a public-key call */
     static const uint8_t *const no_u[MBC_LANES] = {NULL};
     const struct x25519_call c = {out, scalar, u != NULL ? u : no_u};
-    const mbc_status st = x25519_run(&c, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_X25519);
+    size_t scrub = MBC_WIPE_X25519;
+    const mbc_status st = x25519_run(&c, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 
@@ -151,15 +159,17 @@ MBC_API mbc_status mbc_x25519_public_key_mb8(uint8_t *const out[MBC_LANES],
                                              unsigned lane_mask)
 {
     const struct x25519_call c = {out, scalar, NULL};
-    const mbc_status st = x25519_run(&c, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_X25519);
+    size_t scrub = MBC_WIPE_X25519;
+    const mbc_status st = x25519_run(&c, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 
 /* keygen_mb8: the work of mbc_x25519_keygen_mb8, in frames of its own that
  * the caller then scrubs (wipe.h). */
-__attribute__((noinline)) static mbc_status
-keygen_mb8(uint8_t *const priv[MBC_LANES], uint8_t *const pub[MBC_LANES], unsigned lane_mask)
+__attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const priv[MBC_LANES],
+                                                       uint8_t *const pub[MBC_LANES],
+                                                       unsigned lane_mask, size_t *scrub)
 {
     const void *const *const arrays[2] = {(const void *const *)priv, (const void *const *)pub};
     struct mbc_lanes ln;
@@ -185,7 +195,7 @@ keygen_mb8(uint8_t *const priv[MBC_LANES], uint8_t *const pub[MBC_LANES], unsign
                 }
             }
             const struct x25519_call c = {pub, (const uint8_t *const *)priv, NULL};
-            const mbc_status st = x25519_run(&c, ln.valid);
+            const mbc_status st = x25519_run(&c, ln.valid, scrub);
             for (unsigned l = 0; l < MBC_LANES; l++) {
                 if ((ln.valid >> l) & 1u) {
                     mbc_lanes_fail(&ln, 1u << l, mbc_lane_code(st, l));
@@ -203,8 +213,9 @@ keygen_mb8(uint8_t *const priv[MBC_LANES], uint8_t *const pub[MBC_LANES], unsign
 MBC_API mbc_status mbc_x25519_keygen_mb8(uint8_t *const priv[MBC_LANES],
                                          uint8_t *const pub[MBC_LANES], unsigned lane_mask)
 {
-    const mbc_status st = keygen_mb8(priv, pub, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_X25519);
+    size_t scrub = MBC_WIPE_X25519;
+    const mbc_status st = keygen_mb8(priv, pub, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 

@@ -1,5 +1,6 @@
 /* x25519_impl.c - the X25519 implementations and their selection. */
 #include "../internal.h"
+#include "../wipe.h"
 #include "x25519_kern.h"
 
 /*
@@ -22,32 +23,75 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
              .needs = 0},
     .ladder = X25519_C_SET(ladder),
     .pubkey = X25519_C_SET(base),
+    .one_scrub = MBC_WIPE_X25519_ONE,
 };
 
 #if MBC_HAVE_IFMA
 /*
- * On IFMA up to 4 requests run on the ymm build of the kernels (_ifma4): the
- * same multiply-adds on 4 lanes, which issue twice as fast as zmm ones on
- * Zen 4 and Ice Lake and as fast elsewhere (vec_ifma.h). A lone derive is
- * 135,842 ymm multiply-adds, about 68,000 cycles at 2 per cycle (18 us at
- * 3.7 GHz) where the zmm batch needs about 136,000 on Zen 4; 5 requests or
- * more share one zmm batch. "auto" serves derive and key generation, whose
- * batched rates through the provider's ASYNC jobs were measured above
- * OpenSSL's (README).
+ * On IFMA a lone request runs on the scalar kernel (x25519_adx.c), which
+ * is faster than the ymm build of the vector kernels (_ifma4) for one
+ * request (derive 84k TSC cycles against 117k, public key 34k against 37k,
+ * Xeon family 6 model 207), but not for two one by one (168k and 68k:
+ * _ifma4 computes 4 for the price of one); 2 to 4 requests run on
+ * _ifma4 (the same multiply-adds on 4 lanes of ymm, which issue twice as
+ * fast as zmm ones on Zen 4 and Ice Lake and as fast elsewhere:
+ * vec_ifma.h), 5 or more share one zmm batch. Every IFMA CPU has BMI2 and
+ * ADX; the row needs them anyway, so a feature word without them (a test's
+ * mask) falls to a row that does not use the scalar kernel. "auto" serves
+ * derive and key generation, whose batched rates through the provider's
+ * ASYNC jobs were measured above OpenSSL's (README).
  */
 #define X25519_IFMA_SET(kern)                                                                      \
     {                                                                                              \
         .batch = mbc_x25519_##kern##_ifma, .few = mbc_x25519_##kern##_ifma4,                       \
-        .one = mbc_x25519_##kern##_ifma4, .plan = {.few_lanes = 4, .one_by_one = 1},               \
+        .one = X25519_ONE(kern), .plan = {.few_lanes = 4, .one_by_one = X25519_ONE_BY_ONE},        \
     }
+#if MBC_HAVE_ADX
+#define X25519_ONE(kern) mbc_x25519_##kern##_adx
+#define X25519_ONE_BY_ONE 1
+#define X25519_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX)
+#define X25519_ONE_SCRUB MBC_WIPE_X25519_ONE
+#else
+#define X25519_ONE(kern) mbc_x25519_##kern##_ifma4
+#define X25519_ONE_BY_ONE 1
+#define X25519_IFMA_NEEDS MBC_CPU_IFMA_PATH
+#define X25519_ONE_SCRUB MBC_WIPE_X25519
+#endif
 static const struct mbc_x25519_impl x25519_ifma = {
     .base = {.info = {.name = "ifma",
                       .tier = MBC_TIER_VECTOR,
                       .lanes = MBC_LANES,
                       .fast_ops = 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN},
-             .needs = MBC_CPU_IFMA_PATH},
+             .needs = X25519_IFMA_NEEDS},
     .ladder = X25519_IFMA_SET(ladder),
     .pubkey = X25519_IFMA_SET(base),
+    .one_scrub = X25519_ONE_SCRUB,
+};
+#endif
+
+#if MBC_HAVE_ADX
+/*
+ * Without IFMA (or with it masked off), every request runs alone on the
+ * scalar kernels: radix 2^64 with MULX, ADCX and ADOX (x25519_adx.c).
+ * Measured against OpenSSL 3.0 on the Xeon (README): key generation 3.3x
+ * its rate, derive 0.93x, so "auto" serves key generation only.
+ * The batch slot is the portable 8-lane kernel, which the plan never takes
+ * (every count up to 8 runs one by one).
+ */
+#define X25519_ADX_SET(kern)                                                                       \
+    {                                                                                              \
+        .batch = mbc_x25519_##kern##_c, .one = mbc_x25519_##kern##_adx,                            \
+        .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
+    }
+static const struct mbc_x25519_impl x25519_adx = {
+    .base = {.info = {.name = "adx",
+                      .tier = MBC_TIER_SCALAR,
+                      .lanes = 1,
+                      .fast_ops = 1u << MBC_OP_X25519_KEYGEN},
+             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
+    .ladder = X25519_ADX_SET(ladder),
+    .pubkey = X25519_ADX_SET(base),
+    .one_scrub = MBC_WIPE_X25519_ONE,
 };
 #endif
 
@@ -55,6 +99,9 @@ static const struct mbc_x25519_impl x25519_ifma = {
 static const struct mbc_x25519_impl *const x25519_impls[] = {
 #if MBC_HAVE_IFMA
     &x25519_ifma,
+#endif
+#if MBC_HAVE_ADX
+    &x25519_adx,
 #endif
     &mbc_x25519_impl_c,
 };

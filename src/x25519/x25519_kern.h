@@ -36,11 +36,14 @@ typedef MBC_KSET(struct x25519_args) x25519_kset;
 
 /* mbc_x25519_impl: one X25519 implementation, as dispatch selects it: the
  * kernel sets (lanes.h) of the Montgomery ladder on u (derive) and of the
- * fixed-base public key. */
+ * fixed-base public key, and the stack scrub (wipe.h) of a call whose
+ * requests all ran on the single-request kernels (plans ONE and
+ * ONE_BY_ONE); other plans scrub MBC_WIPE_X25519. */
 struct mbc_x25519_impl {
     struct mbc_impl_base base;
     x25519_kset ladder;
     x25519_kset pubkey;
+    size_t one_scrub;
 };
 
 /* mbc_x25519_impl_c: the portable implementation (every CPU). */
@@ -68,7 +71,11 @@ void mbc_x25519_ladder_ifma(struct x25519_args *a);
 void mbc_x25519_base_ifma(struct x25519_args *a);
 void mbc_x25519_ladder_ifma4(struct x25519_args *a);
 void mbc_x25519_base_ifma4(struct x25519_args *a);
+/* The scalar kernels (x25519_adx.c: BMI2 + ADX, radix 2^64): slot 0 only. */
+void mbc_x25519_ladder_adx(struct x25519_args *a);
+void mbc_x25519_base_adx(struct x25519_args *a);
 #if MBC_TEST_HOOKS
+extern _Atomic unsigned long mbc_x25519_kern_hits_adx;
 extern _Atomic unsigned long mbc_x25519_kern_hits_c;
 extern _Atomic unsigned long mbc_x25519_kern_hits_c1;
 extern _Atomic unsigned long mbc_x25519_kern_hits_ifma;
@@ -106,6 +113,11 @@ enum x25519_fe_op {
 void mbc_x25519_fe_test_c(enum x25519_fe_op op, mb52_row *r, const mb52_row *a, const mb52_row *b);
 void mbc_x25519_fe_test_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *a,
                              const mb52_row *b);
+/* mbc_x25519_fe64_test: r = op(a, b) on 4-limb values below 2^256 in the
+ * scalar field of fe25519_x64.h (its assembly, or with portable != 0 its C
+ * forms); MUL_A24 is a24 a + b there, CARRY the identity. */
+void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], const uint64_t a[4],
+                          const uint64_t b[4]);
 #endif
 
 #endif /* MBC_SRC_X25519_X25519_KERN_H */

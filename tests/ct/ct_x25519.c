@@ -3,7 +3,7 @@
  * scalars are poisoned (secret), then mbc_x25519_mb8 (derive, with good and
  * low-order peers), mbc_x25519_public_key_mb8 and mbc_x25519_keygen_mb8
  * (whose private keys come from the OS generator and are marked secret by
- * the library itself) run on the "ifma" and "c" implementations, with all 8
+ * the library itself) run on the "ifma", "adx" and "c" implementations, with all 8
  * lanes, with 3 lanes and with one lane (the single-request kernels). MSan
  * reports any branch or memory address that depends on a scalar; the
  * library unpoisons only what it releases (the outputs, the per-lane
@@ -193,25 +193,31 @@ static int run_keygen(struct ctx *c, const char *impl)
 
 static int run_checks(void)
 {
-    static const char *const impls[] = {"ifma", "c"};
+    static const char *const impls[] = {"ifma", "adx", "c"};
+    /* the feature words that select them: everything; no AVX-512 (the
+     * scalar tier); nothing */
+    static const uint64_t words[] = {
+        ~(uint64_t)0,
+        ~(uint64_t)(MBC_CPU_AVX512F | MBC_CPU_AVX512BW | MBC_CPU_AVX512VL | MBC_CPU_AVX512IFMA), 0};
     static const char *const ops[] = {"derive", "public key", "keygen"};
     int (*const fns[])(struct ctx *, const char *) = {run_derive, run_public, run_keygen};
     static struct ctx c;
     int failed = 0;
     unsigned tap = 0;
     ctx_init(&c);
-    printf("1..6\n");
+    printf("1..9\n");
     printf("# poisoned under MemorySanitizer: the 8 scalars (derive, public key) and the "
            "private keys keygen draws\n");
-    for (size_t i = 0; i < 2; i++) {
-        const int have = ct_select_impl(MBC_ALG_X25519, impls[i], i == 1 ? 0 : ~(uint64_t)0);
+    for (size_t i = 0; i < 3; i++) {
+        const int have = ct_select_impl(MBC_ALG_X25519, impls[i], words[i]);
         for (size_t o = 0; o < 3; o++) {
             tap++;
             if (!have) {
                 printf("ok %u # SKIP %s %s: kernel not available (CPU features 0x%llx, IFMA "
-                       "path needs 0x%llx, or built without it)\n",
+                       "path needs 0x%llx, adx 0x%llx, or built without it)\n",
                        tap, impls[i], ops[o], (unsigned long long)mbc_cpu_features(),
-                       (unsigned long long)MBC_CPU_IFMA_PATH);
+                       (unsigned long long)MBC_CPU_IFMA_PATH,
+                       (unsigned long long)(MBC_CPU_BMI2 | MBC_CPU_ADX));
                 continue;
             }
             if (fns[o](&c, impls[i]) == 0) {

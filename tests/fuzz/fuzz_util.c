@@ -222,7 +222,7 @@ static const struct {
     {MBC_ALG_RSA, {"ifma", "c"}},
     {MBC_ALG_GCM, {"vaes512", "aesni", "c"}},
     {MBC_ALG_EC, {"ifma", "adx", "c"}},
-    {MBC_ALG_X25519, {"ifma", "c"}},
+    {MBC_ALG_X25519, {"ifma", "adx", "c"}},
 };
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
 

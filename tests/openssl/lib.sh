@@ -2,7 +2,8 @@
 # tests: TAP output, loopback ports, the OpenSSL under test (3.0 of the
 # system, or 3.5 unpacked by tools/openssl35.sh), the flags that load
 # mbcrypto (provider or ENGINE) and its counters, openssl speed and
-# s_server/s_client cases, cleanup.
+# s_server/s_client cases, cleanup; the README's openssl.cnf against the
+# default provider alone (system_cnfs, run_prog, run, both, cross).
 #
 # Environment (set by tests/meson.build): MBC_PROVIDER_DIR (the directory of
 # the provider's mbcrypto.so), MBC_ENGINE_DIR (the ENGINE's), MBC_TEST_CERTS
@@ -270,4 +271,117 @@ make_certs() {
             cat "$MBC_TEST_CERTS/rsapss.crt" "$MBC_TEST_CERTS/rsapss.key" \
                 > "$MBC_TEST_CERTS/rsapss.pem"
     fi
+}
+
+# ---------------------------------------------- the provider system-wide
+# system_cnfs: ours_cnf, the README's openssl.cnf (mbcrypto loaded beside
+# the default provider and preferred), with the module from the build tree;
+# theirs_cnf, one that loads the default provider alone.
+system_cnfs() {
+    ours_cnf=$scratch/mbcrypto.cnf
+    cat > "$ours_cnf" <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+alg_section = algorithm_sect
+[provider_sect]
+default = default_sect
+mbcrypto = mbcrypto_sect
+[default_sect]
+activate = 1
+[mbcrypto_sect]
+module = $MBC_PROVIDER_DIR/mbcrypto.so
+activate = 1
+[algorithm_sect]
+default_properties = ?provider=mbcrypto
+CNF
+    theirs_cnf=$scratch/default.cnf
+    printf 'openssl_conf = openssl_init\n[openssl_init]\n' > "$theirs_cnf"
+}
+
+# run_prog WHO OUT PROG...: the program PROG (with the OpenSSL under test's
+# loader, OSSL_RUN) with WHO's configuration (ours or theirs; ours is
+# counted into $scratch/OUT.ctr), stderr in $scratch/OUT.err.
+run_prog() {
+    local who=$1 out=$2 cnf=$theirs_cnf
+    shift 2
+    [ "$who" = ours ] && cnf=$ours_cnf
+    rm -f "$scratch/$out.ctr"
+    OPENSSL_CONF=$cnf MBCRYPTO_COUNTERS_FILE="$scratch/$out.ctr" "${OSSL_RUN[@]}" "$@" \
+        2> "$scratch/$out.err"
+}
+
+# run WHO OUT ARGS...: the openssl command with ARGS, as run_prog.
+run() {
+    local who=$1 out=$2
+    shift 2
+    run_prog "$who" "$out" "${OPENSSL[@]:${#OSSL_RUN[@]}}" "$@"
+}
+
+# both NAME OUT-OURS OUT-THEIRS CMD...: the openssl command CMD (its
+# argument @OUT@ replaced by OUT-OURS or OUT-THEIRS, and @WHO@ in any
+# argument by o or t) with each configuration. Returns 0 when both made it;
+# 1 when both refused it (a case passed if ours said why on stderr, failed
+# if it failed silently); 2 when they differ (a case failed).
+both() {
+    local name=$1 oo=$2 ot=$3 ro rt
+    shift 3
+    local ao=("${@//@OUT@/$oo}") at=("${@//@OUT@/$ot}")
+    run ours "$name.o" "${ao[@]//@WHO@/o}"
+    ro=$?
+    run theirs "$name.t" "${at[@]//@WHO@/t}"
+    rt=$?
+    if [ "$ro" -ne "$rt" ]; then
+        not_ok "$name: exit $ro, default provider $rt"
+        sed 's/^/#   /' "$scratch/$name.o.err" "$scratch/$name.t.err" | head -n 8
+        return 2
+    fi
+    if [ "$ro" -ne 0 ]; then
+        if grep -q . "$scratch/$name.o.err"; then ok "$name (refused by both)"; else
+            not_ok "$name: failed silently"; fi
+        return 1
+    fi
+    return 0
+}
+
+# cross NAME "MAKE-EXPECT" "VERIFY-EXPECT" MAKE-ARGS... [-- VERIFY-ARGS...]:
+# one case. The openssl command MAKE-ARGS makes @OUT@ with each
+# configuration (both); made by both, ours' counters meet MAKE-EXPECT
+# (COUNTER>=N ..., space separated), and the openssl command VERIFY-ARGS
+# (with @IN@ the other side's output, @PT@ a file it writes) succeeds with
+# the default provider alone on ours' output and with ours on the default
+# provider's, ours' counters meeting VERIFY-EXPECT. SAME=1: the outputs
+# must be equal byte for byte; @PT@ must be equal to WANT (default
+# $scratch/data).
+cross() {
+    local name=$1 mk=$2 vf=$3
+    shift 3
+    local make=() verify=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        make+=("$1")
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    verify=("$@")
+    local oo=$scratch/$name.o.out ot=$scratch/$name.t.out
+    both "$name" "$oo" "$ot" "${make[@]}" || return 0
+    local bad="" e who file tag pt
+    for e in $mk; do bad+=$(check_counters "$scratch/$name.o.ctr:$e"); done
+    if [ "${SAME:-0}" = 1 ] && ! cmp -s "$oo" "$ot"; then bad+=" outputs differ"; fi
+    if [ ${#verify[@]} -gt 0 ]; then
+        for who in theirs ours; do
+            if [ $who = theirs ]; then file=$oo tag=vt; else file=$ot tag=vo; fi
+            pt=$scratch/$name.$tag.pt
+            rm -f "$pt"
+            local args=("${verify[@]//@IN@/$file}")
+            if ! run $who "$name.$tag" "${args[@]//@PT@/$pt}" > "$scratch/$name.$tag.stdout"; then
+                bad+=" $who: not verified or decrypted"
+                sed 's/^/#   /' "$scratch/$name.$tag.err" | head -n 4
+            elif [[ "${verify[*]}" == *@PT@* ]] && ! cmp -s "$pt" "${WANT:-$scratch/data}"; then
+                bad+=" $who: wrong plaintext"
+            fi
+        done
+        for e in $vf; do bad+=$(check_counters "$scratch/$name.vo.ctr:$e"); done
+    fi
+    if [ -n "$bad" ]; then not_ok "$name:$bad"; else ok "$name"; fi
 }

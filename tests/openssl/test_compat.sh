@@ -10,44 +10,16 @@
 # names are taken as the version under test takes them (item 7); RSA
 # signatures with SHAKE, SM3 or BLAKE2 are refused as it refuses them (item
 # 8). The counters prove mbcrypto signed. A serve setting that does not
-# parse keeps mbcrypto out, with a line on stderr (item 9). TAP on stdout.
+# parse keeps mbcrypto out, with a line on stderr (item 9). ECDSA takes and
+# refuses the digests the default provider of the version under test takes
+# and refuses, every one it lists; deterministic ECDSA (nonce-type) is the
+# default provider's signature byte for byte. TAP on stdout.
 . "$(dirname "$0")/lib.sh"
 use_openssl "$1" || { skip "OpenSSL $1 not available"; tap_end; }
 certs
 export MBCRYPTO_SERVE=all
 
-# The README's openssl.cnf, with the module from the build tree; and one
-# that loads the default provider alone.
-ours_cnf=$scratch/mbcrypto.cnf
-cat > "$ours_cnf" <<EOF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-alg_section = algorithm_sect
-[provider_sect]
-default = default_sect
-mbcrypto = mbcrypto_sect
-[default_sect]
-activate = 1
-[mbcrypto_sect]
-module = $MBC_PROVIDER_DIR/mbcrypto.so
-activate = 1
-[algorithm_sect]
-default_properties = ?provider=mbcrypto
-EOF
-theirs_cnf=$scratch/default.cnf
-printf 'openssl_conf = openssl_init\n[openssl_init]\n' > "$theirs_cnf"
-
-# run WHO OUT CMD...: the openssl command CMD with WHO's configuration
-# (ours: counted into $scratch/OUT.ctr), stderr in $scratch/OUT.err.
-run() {
-    local who=$1 out=$2 cnf=$theirs_cnf
-    shift 2
-    [ "$who" = ours ] && cnf=$ours_cnf
-    rm -f "$scratch/$out.ctr"
-    OPENSSL_CONF=$cnf MBCRYPTO_COUNTERS_FILE="$scratch/$out.ctr" "${OPENSSL[@]}" "$@" \
-        2> "$scratch/$out.err"
-}
+system_cnfs
 
 # sigalg FILE: the signature algorithm block of a request or certificate.
 sigalg() {
@@ -58,31 +30,6 @@ sigalg() {
 K=$MBC_TEST_CERTS
 head -c 3000 /dev/urandom > "$scratch/data"
 "${OPENSSL[@]}" pkey -in "$K/rsa2048.key" -pubout -out "$scratch/rsa.pub" 2>/dev/null
-
-# both NAME OUT-OURS OUT-THEIRS CMD...: the openssl command CMD (its
-# argument @OUT@ replaced by OUT-OURS or OUT-THEIRS) with each
-# configuration. Returns 0 when both made it; 1 when both refused it (a case
-# passed if ours said why on stderr, failed if it failed silently); 2 when
-# they differ (a case failed).
-both() {
-    local name=$1 oo=$2 ot=$3 ro rt
-    shift 3
-    run ours "$name.o" "${@//@OUT@/$oo}"
-    ro=$?
-    run theirs "$name.t" "${@//@OUT@/$ot}"
-    rt=$?
-    if [ "$ro" -ne "$rt" ]; then
-        not_ok "$name: exit $ro, default provider $rt"
-        sed 's/^/#   /' "$scratch/$name.o.err" | head -n 5
-        return 2
-    fi
-    if [ "$ro" -ne 0 ]; then
-        if grep -q . "$scratch/$name.o.err"; then ok "$name (refused by both)"; else
-            not_ok "$name: failed silently"; fi
-        return 1
-    fi
-    return 0
-}
 
 # sign_case NAME KEY COUNTER ARGS...: a request and a self-signed
 # certificate (openssl req) made with ARGS: ours and the default provider's
@@ -172,6 +119,84 @@ for md in shake128 shake256 sm3 blake2b512 blake2s256 sha3-256 sha512-256 md5 ri
     dgst_case "pkcs1-$md" "-$md"
     dgst_case "pss-$md" "-$md" "${PSS[@]}"
 done
+# The ECDSA digest set (item 3 of the follow-up): every digest the
+# version under test knows, with P-256 and P-384 keys, through openssl dgst
+# (a digest-and-sign) and pkeyutl with a digest set on a digest of its size
+# (the digest parameter): ours and the default provider's succeed or fail
+# together (failed: ours says why), and the default provider verifies what
+# ours made; the counters prove mbcrypto signed.
+"${OPENSSL[@]}" genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$scratch/ec384.key" \
+    2> /dev/null
+for c in ec256 ec384; do
+    k=$K/$c.key
+    [ "$c" = ec384 ] && k=$scratch/ec384.key
+    "${OPENSSL[@]}" pkey -in "$k" -pubout -out "$scratch/$c.pub" 2> /dev/null
+done
+# One name of each digest the version under test provides (its first that
+# is not an OID).
+mapfile -t digests < <(OPENSSL_CONF=$theirs_cnf "${OPENSSL[@]}" list -digest-algorithms |
+    sed -n '/^Provided:/,$p' | sed '1d; s/ @ .*//; s/[{}]//g' | tr -d ' ' |
+    awk -F, '{n=$1; for (i = 1; i <= NF; i++) if ($i !~ /^[0-9.]+$/) { n = $i; break }; print n}')
+note "digests: ${digests[*]}"
+[ "${#digests[@]}" -ge 10 ] || not_ok "ecdsa digests: only ${#digests[@]} listed"
+ecdsa_md_case() {
+    local md=$1 c name bad="" made=0 len f=${1//\//_}
+    for c in ec256 ec384; do
+        local k=$K/$c.key
+        [ "$c" = ec384 ] && k=$scratch/ec384.key
+        name=ecdsa-$c-dgst-$f
+        if both "$name" "$scratch/$name.sig" "$scratch/$name.tsig" dgst "-$md" -sign "$k" \
+            -out @OUT@ "$scratch/data"; then
+            made=$((made + 1))
+            run theirs "$name.v" dgst "-$md" -verify "$scratch/$c.pub" -signature \
+                "$scratch/$name.sig" "$scratch/data" > /dev/null || bad+=" $c: dgst not verified"
+            bad+=$(check_counters "$scratch/$name.o.ctr:ops-ecdsa-sign>=1")
+        elif [ $? -eq 2 ]; then
+            return
+        fi
+        # A digest of md's size (20 bytes for one without a size), signed
+        # with the digest parameter set.
+        len=$("${OPENSSL[@]}" dgst "-$md" -binary < /dev/null 2> /dev/null | wc -c)
+        [ "$len" -gt 0 ] || len=20
+        head -c "$len" "$scratch/data" > "$scratch/$name.h"
+        name=ecdsa-$c-pkeyutl-$f
+        if both "$name" "$scratch/$name.sig" "$scratch/$name.tsig" pkeyutl -sign -inkey "$k" \
+            -pkeyopt "digest:$md" -in "$scratch/ecdsa-$c-dgst-$f.h" -out @OUT@; then
+            made=$((made + 1))
+            run theirs "$name.v" pkeyutl -verify -pubin -inkey "$scratch/$c.pub" -pkeyopt \
+                "digest:$md" -in "$scratch/ecdsa-$c-dgst-$f.h" -sigfile "$scratch/$name.sig" \
+                > /dev/null || bad+=" $c: pkeyutl not verified"
+            bad+=$(check_counters "$scratch/$name.o.ctr:ops-ecdsa-sign>=1")
+        elif [ $? -eq 2 ]; then
+            return
+        fi
+    done
+    if [ -n "$bad" ]; then not_ok "ecdsa-$md:$bad"; elif [ "$made" -gt 0 ]; then
+        ok "ecdsa-$md (made by both: $made of 4)"; fi
+}
+for md in "${digests[@]}"; do
+    ecdsa_md_case "$md"
+done
+# Deterministic ECDSA (nonce-type 1, RFC 6979, from 3.2 on): the default
+# provider's signature byte for byte (mbcrypto's nonces are random, so it
+# passes these on); nonce-type 0 is mbcrypto's. 3.0 knows no nonce-type:
+# both refuse.
+head -c 32 "$scratch/data" > "$scratch/h32"
+for c in ec256 ec384; do
+    k=$K/$c.key
+    [ "$c" = ec384 ] && k=$scratch/ec384.key
+    SAME=1 cross "ecdsa-$c-deterministic-dgst" "" "" dgst -sha384 -sign "$k" \
+        -sigopt nonce-type:1 -out @OUT@ "$scratch/data" -- \
+        dgst -sha384 -verify "$scratch/$c.pub" -signature @IN@ "$scratch/data"
+    SAME=1 cross "ecdsa-$c-deterministic-pkeyutl" "" "" pkeyutl -sign -inkey "$k" \
+        -pkeyopt digest:sha256 -pkeyopt nonce-type:1 -in "$scratch/h32" -out @OUT@ -- \
+        pkeyutl -verify -pubin -inkey "$scratch/$c.pub" -pkeyopt digest:sha256 \
+        -in "$scratch/h32" -sigfile @IN@
+    cross "ecdsa-$c-nonce-type-0" "ops-ecdsa-sign>=1" "ops-ecdsa-verify>=1" dgst -sha256 \
+        -sign "$k" -sigopt nonce-type:0 -out @OUT@ "$scratch/data" -- \
+        dgst -sha256 -verify "$scratch/$c.pub" -signature @IN@ "$scratch/data"
+done
+
 quiet() { "$@" > /dev/null 2>&1; }
 
 # serve_case NAME WANT-STDERR CNF [VAR=VALUE]: openssl list -providers with

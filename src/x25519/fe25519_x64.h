@@ -1,0 +1,488 @@
+/*
+ * fe25519_x64.h - arithmetic mod p = 2^255 - 19 on one field element in
+ * radix 2^64 (4 limbs, least significant first), for the scalar X25519
+ * kernels (x25519_adx.c, compiled with -mbmi2 -madx and run only where the
+ * CPU has BMI2 and ADX).
+ *
+ * Form: every function takes and returns any 4-limb value below 2^256 (not
+ * reduced: congruent mod p); only fe64_canon gives the representative below
+ * p. 2^256 = 2 p + 38, so a carry out of bit 256 comes back as 38.
+ *
+ * The multiply, square, times-a24, add and subtract are GCC inline assembly
+ * with MULX and the two carry chains of ADCX (CF) and ADOX (OF): gcc 12
+ * gives one serial carry chain for the intrinsics. MemorySanitizer does not
+ * see into assembly (it would take every output as initialised), so its
+ * builds use the C forms below, which compute the same limbs step by step
+ * with unsigned __int128; tests/test_x25519.c checks that the two agree.
+ * Every operation reads all of its inputs before it writes its output, so
+ * the output may be an input. No branch and no address depends on a value.
+ * The assembly reads its operands through their pointers (a "memory"
+ * clobber) and is volatile: gcc -O3 took a non-volatile one whose pointer
+ * did not change for loop-invariant and hoisted it out of fe64_sqr_n's loop.
+ */
+#ifndef MBC_SRC_X25519_FE25519_X64_H
+#define MBC_SRC_X25519_FE25519_X64_H
+
+#include <stdint.h>
+
+#include "../ct.h"
+#include "../internal.h"
+
+typedef uint64_t fe64[4];
+
+#if defined(MBC_MSAN)
+#define FE64_ASM 0
+#else
+#define FE64_ASM 1
+#endif
+
+#define FE64_INLINE static inline __attribute__((always_inline))
+
+/* fe64_fold_c: r = t (4 limbs) + 38 c for c < 2^58 (a carry above 2^256 from
+ * a previous step), with the second carry folded too: when t + 38 c wraps,
+ * the wrapped value is below 38 c, so adding 38 once more cannot wrap. */
+FE64_INLINE void fe64_fold_c(fe64 r, const uint64_t t[4], uint64_t c)
+{
+    unsigned __int128 acc = (unsigned __int128)t[0] + (unsigned __int128)c * 38;
+    uint64_t v[4];
+    v[0] = (uint64_t)acc;
+    for (int i = 1; i < 4; i++) {
+        acc = (unsigned __int128)t[i] + (uint64_t)(acc >> 64);
+        v[i] = (uint64_t)acc;
+    }
+    v[0] += 38 & (0 - (uint64_t)(acc >> 64));
+    for (int i = 0; i < 4; i++) {
+        r[i] = v[i];
+    }
+}
+
+/* fe64_reduce_c: r = the 8-limb product t folded: t_lo + 38 t_hi (5 limbs,
+ * the top one at most 38), then fe64_fold_c of the top limb. */
+FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
+{
+    uint64_t lo[4];
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < 4; i++) {
+        acc += (unsigned __int128)t[i + 4] * 38 + t[i];
+        lo[i] = (uint64_t)acc;
+        acc >>= 64;
+    }
+    fe64_fold_c(r, lo, (uint64_t)acc);
+}
+
+#if FE64_ASM
+/*
+ * FE64_REDUCE: the end of fe64_mul and fe64_sqr, on the 8-limb product
+ * t0..t7 (operands of FE64_PRODUCT_OUTS): t_lo + 38 t_hi with the low
+ * halves on CF and the high halves on OF (5 limbs, the top one at most 38),
+ * the top limb times 38 into t0..t3, and a last carry as 38.
+ */
+#define FE64_REDUCE                                                                                \
+    "movl $38, %%edx\n\t"                                                                          \
+    "xorl %k[x], %k[x]\n\t"                                                                        \
+    "mulxq %[t4], %[x], %[y]\n\t"                                                                  \
+    "adcxq %[x], %[t0]\n\t"                                                                        \
+    "adoxq %[y], %[t1]\n\t"                                                                        \
+    "mulxq %[t5], %[x], %[y]\n\t"                                                                  \
+    "adcxq %[x], %[t1]\n\t"                                                                        \
+    "adoxq %[y], %[t2]\n\t"                                                                        \
+    "mulxq %[t6], %[x], %[y]\n\t"                                                                  \
+    "adcxq %[x], %[t2]\n\t"                                                                        \
+    "adoxq %[y], %[t3]\n\t"                                                                        \
+    "mulxq %[t7], %[x], %[t4]\n\t"                                                                 \
+    "adcxq %[x], %[t3]\n\t"                                                                        \
+    "movl $0, %k[x]\n\t"                                                                           \
+    "adoxq %[x], %[t4]\n\t"                                                                        \
+    "adcxq %[x], %[t4]\n\t"                                                                        \
+    "imulq $38, %[t4], %[t4]\n\t"                                                                  \
+    "addq %[t4], %[t0]\n\t"                                                                        \
+    "adcq %[x], %[t1]\n\t"                                                                         \
+    "adcq %[x], %[t2]\n\t"                                                                         \
+    "adcq %[x], %[t3]\n\t"                                                                         \
+    "sbbq %[x], %[x]\n\t"                                                                          \
+    "andq $38, %[x]\n\t"                                                                           \
+    "addq %[x], %[t0]\n\t"
+#define FE64_PRODUCT_OUTS                                                                          \
+    [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),                \
+        [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [x] "=&r"(x), [y] "=&r"(y)
+#endif
+
+/*
+ * fe64_mul: r = a b mod p (< 2^256). The 512-bit product by rows: row 0 with
+ * one carry chain, rows 1..3 adding the low halves on CF and the high halves
+ * on OF; then the high 256 bits times 38 onto the low ones the same way, the
+ * carry limb (<= 38) times 38 once more, and a last carry as 38.
+ * 16 + 4 MULX.
+ */
+#if FE64_ASM
+FE64_INLINE void fe64_mul_asm(fe64 r, const fe64 a, const fe64 b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
+#define FE64_ROW(ai, ti, tj, tk, tl, tm)                                                           \
+    "movq " ai "(%[a]), %%rdx\n\t"                                                                 \
+    "xorl %k[x], %k[x]\n\t"                                                                        \
+    "mulxq 0(%[b]), %[x], %[y]\n\t"                                                                \
+    "adcxq %[x], %[" ti "]\n\t"                                                                    \
+    "adoxq %[y], %[" tj "]\n\t"                                                                    \
+    "mulxq 8(%[b]), %[x], %[y]\n\t"                                                                \
+    "adcxq %[x], %[" tj "]\n\t"                                                                    \
+    "adoxq %[y], %[" tk "]\n\t"                                                                    \
+    "mulxq 16(%[b]), %[x], %[y]\n\t"                                                               \
+    "adcxq %[x], %[" tk "]\n\t"                                                                    \
+    "adoxq %[y], %[" tl "]\n\t"                                                                    \
+    "mulxq 24(%[b]), %[x], %[" tm "]\n\t"                                                          \
+    "adcxq %[x], %[" tl "]\n\t"                                                                    \
+    "movl $0, %k[x]\n\t"                                                                           \
+    "adoxq %[x], %[" tm "]\n\t"                                                                    \
+    "adcxq %[x], %[" tm "]\n\t"
+    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
+                     "mulxq 0(%[b]), %[t0], %[t1]\n\t"
+                     "mulxq 8(%[b]), %[x], %[t2]\n\t"
+                     "addq %[x], %[t1]\n\t"
+                     "mulxq 16(%[b]), %[x], %[t3]\n\t"
+                     "adcq %[x], %[t2]\n\t"
+                     "mulxq 24(%[b]), %[x], %[t4]\n\t"
+                     "adcq %[x], %[t3]\n\t"
+                     "adcq $0, %[t4]\n\t" FE64_ROW("8", "t1", "t2", "t3", "t4", "t5")
+                         FE64_ROW("16", "t2", "t3", "t4", "t5", "t6")
+                             FE64_ROW("24", "t3", "t4", "t5", "t6", "t7") FE64_REDUCE
+:FE64_PRODUCT_OUTS
+                     : [a] "r"(a), [b] "r"(b)
+                     : "rdx", "cc", "memory");
+#undef FE64_ROW
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+#endif
+
+FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
+{
+    uint64_t t[8] = {0};
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 acc = 0;
+        for (int j = 0; j < 4; j++) {
+            acc += (unsigned __int128)a[i] * b[j] + t[i + j];
+            t[i + j] = (uint64_t)acc;
+            acc >>= 64;
+        }
+        t[i + 4] = (uint64_t)acc;
+    }
+    fe64_reduce_c(r, t);
+}
+
+/*
+ * fe64_sqr: r = a^2 mod p, the limbs of fe64_mul(a, a): the 6 cross
+ * products (two carry chains), doubled on CF while the 4 squares go in on
+ * OF, then the reduction of fe64_mul. 10 + 4 MULX.
+ */
+#if FE64_ASM
+FE64_INLINE void fe64_sqr_asm(fe64 r, const fe64 a)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
+    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
+                     "xorl %k[t7], %k[t7]\n\t"
+                     "mulxq 8(%[a]), %[t1], %[t2]\n\t" /* a0 a1 */
+                     "mulxq 16(%[a]), %[x], %[t3]\n\t" /* a0 a2 */
+                     "adcxq %[x], %[t2]\n\t"
+                     "mulxq 24(%[a]), %[x], %[t4]\n\t" /* a0 a3 */
+                     "adcxq %[x], %[t3]\n\t"
+                     "movq 8(%[a]), %%rdx\n\t"
+                     "mulxq 24(%[a]), %[x], %[t5]\n\t" /* a1 a3 */
+                     "adcxq %[x], %[t4]\n\t"
+                     "movq 16(%[a]), %%rdx\n\t"
+                     "mulxq 24(%[a]), %[x], %[t6]\n\t" /* a2 a3 */
+                     "adcxq %[x], %[t5]\n\t"
+                     "adcxq %[t7], %[t6]\n\t"
+                     "movq 8(%[a]), %%rdx\n\t"
+                     "mulxq 16(%[a]), %[x], %[y]\n\t" /* a1 a2 */
+                     "adoxq %[x], %[t3]\n\t"
+                     "adoxq %[y], %[t4]\n\t"
+                     "adoxq %[t7], %[t5]\n\t"
+                     "adoxq %[t7], %[t6]\n\t"
+                     /* doubled (CF) plus the squares (OF); both flags are clear */
+                     "movq 0(%[a]), %%rdx\n\t"
+                     "mulxq %%rdx, %[t0], %[x]\n\t"
+                     "adcxq %[t1], %[t1]\n\t"
+                     "adoxq %[x], %[t1]\n\t"
+                     "movq 8(%[a]), %%rdx\n\t"
+                     "mulxq %%rdx, %[x], %[y]\n\t"
+                     "adcxq %[t2], %[t2]\n\t"
+                     "adoxq %[x], %[t2]\n\t"
+                     "adcxq %[t3], %[t3]\n\t"
+                     "adoxq %[y], %[t3]\n\t"
+                     "movq 16(%[a]), %%rdx\n\t"
+                     "mulxq %%rdx, %[x], %[y]\n\t"
+                     "adcxq %[t4], %[t4]\n\t"
+                     "adoxq %[x], %[t4]\n\t"
+                     "adcxq %[t5], %[t5]\n\t"
+                     "adoxq %[y], %[t5]\n\t"
+                     "movq 24(%[a]), %%rdx\n\t"
+                     "mulxq %%rdx, %[x], %[y]\n\t"
+                     "adcxq %[t6], %[t6]\n\t"
+                     "adoxq %[x], %[t6]\n\t"
+                     "adcxq %[t7], %[t7]\n\t"
+                     "adoxq %[y], %[t7]\n\t" FE64_REDUCE:FE64_PRODUCT_OUTS
+                     : [a] "r"(a)
+                     : "rdx", "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+#endif
+
+FE64_INLINE void fe64_sqr_c(fe64 r, const fe64 a)
+{
+    fe64_mul_c(r, a, a);
+}
+
+/*
+ * fe64_mul_small_add: r = a c + b mod p for a constant c < 2^32 (a24 =
+ * 121665): the 4 products on CF while b goes in on OF, 5 limbs (the top one
+ * at most c + 1), the top one as 38 times itself, the last carry as 38.
+ * 4 MULX.
+ */
+#if FE64_ASM
+FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const fe64 b)
+{
+    uint64_t t0, t1, t2, t3, x, y;
+    __asm__ volatile(
+        "movl %[c], %%edx\n\t"
+        "xorl %k[x], %k[x]\n\t"
+        "mulxq 0(%[a]), %[t0], %[x]\n\t"
+        "adoxq 0(%[b]), %[t0]\n\t"
+        "mulxq 8(%[a]), %[t1], %[y]\n\t"
+        "adcxq %[x], %[t1]\n\t"
+        "adoxq 8(%[b]), %[t1]\n\t"
+        "mulxq 16(%[a]), %[t2], %[x]\n\t"
+        "adcxq %[y], %[t2]\n\t"
+        "adoxq 16(%[b]), %[t2]\n\t"
+        "mulxq 24(%[a]), %[t3], %[y]\n\t"
+        "adcxq %[x], %[t3]\n\t"
+        "adoxq 24(%[b]), %[t3]\n\t"
+        "movl $0, %k[x]\n\t"
+        "adcxq %[x], %[y]\n\t"
+        "adoxq %[x], %[y]\n\t"
+        "imulq $38, %[y], %[y]\n\t"
+        "addq %[y], %[t0]\n\t"
+        "adcq %[x], %[t1]\n\t"
+        "adcq %[x], %[t2]\n\t"
+        "adcq %[x], %[t3]\n\t"
+        "sbbq %[x], %[x]\n\t"
+        "andq $38, %[x]\n\t"
+        "addq %[x], %[t0]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x), [y] "=&r"(y)
+        : [a] "r"(a), [b] "r"(b), [c] "r"(c)
+        : "rdx", "cc", "memory");
+    r[0] = t0;
+    r[1] = t1;
+    r[2] = t2;
+    r[3] = t3;
+}
+#endif
+
+FE64_INLINE void fe64_mul_small_add_c(fe64 r, const fe64 a, uint32_t c, const fe64 b)
+{
+    uint64_t t[4];
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < 4; i++) {
+        acc += (unsigned __int128)a[i] * c + b[i];
+        t[i] = (uint64_t)acc;
+        acc >>= 64;
+    }
+    fe64_fold_c(r, t, (uint64_t)acc);
+}
+
+#if FE64_ASM
+/* FE64_ADDSUB(op, opc): the body of fe64_add_asm ("addq", "adcq") and
+ * fe64_sub_asm ("subq", "sbbq"): r = a op b on 4 limbs, then the carry or
+ * borrow out of 2^256 as 38 by the same op, twice. */
+#define FE64_ADDSUB(op, opc)                                                                       \
+    uint64_t t0, t1, t2, t3, x;                                                                    \
+    __asm__ volatile(                                                                              \
+        "movq 0(%[a]), %[t0]\n\t" op " 0(%[b]), %[t0]\n\t"                                         \
+        "movq 8(%[a]), %[t1]\n\t" opc " 8(%[b]), %[t1]\n\t"                                        \
+        "movq 16(%[a]), %[t2]\n\t" opc " 16(%[b]), %[t2]\n\t"                                      \
+        "movq 24(%[a]), %[t3]\n\t" opc " 24(%[b]), %[t3]\n\t"                                      \
+        "sbbq %[x], %[x]\n\t"                                                                      \
+        "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t" opc " $0, %[t1]\n\t" opc " $0, %[t2]\n\t" opc   \
+        " $0, %[t3]\n\t"                                                                           \
+        "sbbq %[x], %[x]\n\t"                                                                      \
+        "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t"                                                 \
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x)             \
+        : [a] "r"(a), [b] "r"(b)                                                                   \
+        : "cc", "memory");                                                                         \
+    r[0] = t0;                                                                                     \
+    r[1] = t1;                                                                                     \
+    r[2] = t2;                                                                                     \
+    r[3] = t3
+#endif
+
+/* fe64_add: r = a + b mod p; the carry out of 2^256 as 38, twice. */
+#if FE64_ASM
+FE64_INLINE void fe64_add_asm(fe64 r, const fe64 a, const fe64 b)
+{
+    FE64_ADDSUB("addq", "adcq");
+}
+#endif
+
+FE64_INLINE void fe64_add_c(fe64 r, const fe64 a, const fe64 b)
+{
+    uint64_t t[4];
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < 4; i++) {
+        acc += (unsigned __int128)a[i] + b[i];
+        t[i] = (uint64_t)acc;
+        acc >>= 64;
+    }
+    fe64_fold_c(r, t, (uint64_t)acc);
+}
+
+/*
+ * fe64_sub: r = a - b mod p; a borrow out of 2^256 is taken back as 38
+ * (2^256 - 38 = 2p), twice: after a second borrow the low limb is at least
+ * 2^64 - 38, so the last subtraction cannot borrow.
+ */
+#if FE64_ASM
+FE64_INLINE void fe64_sub_asm(fe64 r, const fe64 a, const fe64 b)
+{
+    FE64_ADDSUB("subq", "sbbq");
+}
+#endif
+
+FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
+{
+    uint64_t t[4];
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        const unsigned __int128 d = (unsigned __int128)a[i] - b[i] - borrow;
+        t[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t sub = 38 & (0 - borrow);
+        borrow = 0;
+        for (int i = 0; i < 4; i++) {
+            const unsigned __int128 d = (unsigned __int128)t[i] - sub - borrow;
+            t[i] = (uint64_t)d;
+            borrow = (uint64_t)(d >> 64) & 1;
+            sub = 0;
+        }
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = t[i];
+    }
+}
+
+/* The forms the kernels use: the assembly, or the C forms (MemorySanitizer). */
+#if FE64_ASM
+#define fe64_mul fe64_mul_asm
+#define fe64_sqr fe64_sqr_asm
+#define fe64_mul_small_add fe64_mul_small_add_asm
+#define fe64_add fe64_add_asm
+#define fe64_sub fe64_sub_asm
+#else
+#define fe64_mul fe64_mul_c
+#define fe64_sqr fe64_sqr_c
+#define fe64_mul_small_add fe64_mul_small_add_c
+#define fe64_add fe64_add_c
+#define fe64_sub fe64_sub_c
+#endif
+
+/* fe64_sqr_n: r = a^(2^n), n >= 1 (public). */
+static inline void fe64_sqr_n(fe64 r, const fe64 a, unsigned n)
+{
+    fe64_sqr(r, a);
+    for (unsigned i = 1; i < n; i++) {
+        fe64_sqr(r, r);
+    }
+}
+
+/*
+ * fe64_inv: r = a^(p-2) = a^-1 mod p (0 for a = 0 mod p): the chain of
+ * src/x25519/fe.h, 254 squarings and 11 multiplies.
+ */
+static inline void fe64_inv(fe64 r, const fe64 a)
+{
+    fe64 z2, z9, z11, t, z5, z10, z20, z50, z100;
+    fe64_sqr(z2, a);          /* 2 */
+    fe64_sqr_n(t, z2, 2);     /* 8 */
+    fe64_mul(z9, t, a);       /* 9 */
+    fe64_mul(z11, z9, z2);    /* 11 */
+    fe64_sqr(t, z11);         /* 22 */
+    fe64_mul(z5, t, z9);      /* 2^5 - 1 */
+    fe64_sqr_n(t, z5, 5);     /* 2^10 - 2^5 */
+    fe64_mul(z10, t, z5);     /* 2^10 - 1 */
+    fe64_sqr_n(t, z10, 10);   /* 2^20 - 2^10 */
+    fe64_mul(z20, t, z10);    /* 2^20 - 1 */
+    fe64_sqr_n(t, z20, 20);   /* 2^40 - 2^20 */
+    fe64_mul(t, t, z20);      /* 2^40 - 1 */
+    fe64_sqr_n(t, t, 10);     /* 2^50 - 2^10 */
+    fe64_mul(z50, t, z10);    /* 2^50 - 1 */
+    fe64_sqr_n(t, z50, 50);   /* 2^100 - 2^50 */
+    fe64_mul(z100, t, z50);   /* 2^100 - 1 */
+    fe64_sqr_n(t, z100, 100); /* 2^200 - 2^100 */
+    fe64_mul(t, t, z100);     /* 2^200 - 1 */
+    fe64_sqr_n(t, t, 50);     /* 2^250 - 2^50 */
+    fe64_mul(t, t, z50);      /* 2^250 - 1 */
+    fe64_sqr_n(t, t, 5);      /* 2^255 - 2^5 */
+    fe64_mul(r, t, z11);      /* 2^255 - 21 */
+    mbc_memzero(z2, sizeof(z2));
+    mbc_memzero(z9, sizeof(z9));
+    mbc_memzero(z11, sizeof(z11));
+    mbc_memzero(t, sizeof(t));
+    mbc_memzero(z5, sizeof(z5));
+    mbc_memzero(z10, sizeof(z10));
+    mbc_memzero(z20, sizeof(z20));
+    mbc_memzero(z50, sizeof(z50));
+    mbc_memzero(z100, sizeof(z100));
+}
+
+/*
+ * fe64_canon: r = the representative of a below p. Bit 255 of a comes back
+ * as 19 (a value below 2^255 + 19 < 2p is left); then a >= p exactly when
+ * a + 19 reaches bit 255, and a - p is a + 19 with bit 255 cleared.
+ */
+static inline void fe64_canon(fe64 r, const fe64 a)
+{
+    uint64_t v[4], w[4];
+    unsigned __int128 acc = (unsigned __int128)a[0] + 19 * (a[3] >> 63);
+    v[0] = (uint64_t)acc;
+    for (int i = 1; i < 4; i++) {
+        acc = (unsigned __int128)(i == 3 ? a[3] & (~0ull >> 1) : a[i]) + (uint64_t)(acc >> 64);
+        v[i] = (uint64_t)acc;
+    }
+    acc = (unsigned __int128)v[0] + 19;
+    w[0] = (uint64_t)acc;
+    for (int i = 1; i < 4; i++) {
+        acc = (unsigned __int128)v[i] + (uint64_t)(acc >> 64);
+        w[i] = (uint64_t)acc;
+    }
+    const uint64_t ge = mbc_ct_msb_mask(w[3]);
+    w[3] &= ~0ull >> 1;
+    for (int i = 0; i < 4; i++) {
+        r[i] = mbc_ct_select(ge, w[i], v[i]);
+    }
+}
+
+/* fe64_cswap: (a, b) = (b, a) when mask is all-ones, unchanged when 0. */
+static inline void fe64_cswap(uint64_t mask, fe64 a, fe64 b)
+{
+    for (int i = 0; i < 4; i++) {
+        const uint64_t t = mask & (a[i] ^ b[i]);
+        a[i] ^= t;
+        b[i] ^= t;
+    }
+}
+
+/* fe64_cmov: r = a when mask is all-ones, unchanged when 0. */
+static inline void fe64_cmov(uint64_t mask, fe64 r, const fe64 a)
+{
+    for (int i = 0; i < 4; i++) {
+        r[i] = mbc_ct_select(mask, a[i], r[i]);
+    }
+}
+
+#endif /* MBC_SRC_X25519_FE25519_X64_H */
