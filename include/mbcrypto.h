@@ -187,9 +187,11 @@ typedef enum mbc_alg {
 /*
  * mbc_impl_name: the name of the implementation currently selected for alg:
  * for MBC_ALG_RSA, MBC_ALG_EC and MBC_ALG_X25519 "ifma" (AVX-512 IFMA, 8 lanes) or "c"
- * (portable), for MBC_ALG_X25519 also "adx" (scalar, BMI2 + ADX); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm), "aesni"
- * (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced); for MBC_ALG_MLKEM
- * "avx512" (4-way Keccak on AVX-512VL), "avx2" or "c" (portable). NULL for an unknown alg.
+ * (portable), for MBC_ALG_EC and MBC_ALG_X25519 also "adx" (scalar 64-bit
+ * kernels, BMI2 + ADX); for MBC_ALG_GCM "vaes512" (VAES + VPCLMULQDQ on zmm),
+ * "aesni" (AES-NI + PCLMULQDQ) or "c" (portable, bitsliced); for
+ * MBC_ALG_MLKEM "avx512" (4-way Keccak on AVX-512VL), "avx2" or "c"
+ * (portable). NULL for an unknown alg.
  */
 MBC_API const char *mbc_impl_name(mbc_alg alg);
 

@@ -38,7 +38,8 @@
  *   must come out defined and equal the same calls on defined scalars, lane
  *   0's derive RFC 7748's vector. (The IFMA kernels need AVX-512; the scalar
  *   ones, which valgrind runs but whose ADX its CPUID hides, are checked by
- *   tests/ct_valgrind_x25519.c.)
+ *   tests/ct_valgrind_x25519.c; the scalar EC kernels, for the same reason,
+ *   by tests/ct_valgrind_ec.c.)
  * With --controls it runs the controls instead (a separate meson test), each
  * of which memcheck must catch (its error count must grow): a branch on an
  * undefined key byte, a table lookup indexed by one, and the library's

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ossl_rsa.h"
+#include "ec_impls.h"
 #include "test_util.h"
 
 #define P256 MBC_CURVE_P256
@@ -36,7 +37,7 @@ static mbc_ec_priv_key *ec_key(uint8_t point[PLEN])
  * issue 22 was destroyed), at an offset, and across lanes. */
 static void test_ec_keygen_alias(void **state)
 {
-    mbt_use_impl(state);
+    mbt_use_ec_impl(state);
     uint8_t buf[2 * PLEN];
     assert_int_equal(mbc_ec_keygen(buf, buf, P256), MBC_ERR_BAD_PARAM);
     assert_int_equal(mbc_ec_keygen(buf, buf + 1, P256), MBC_ERR_BAD_PARAM);
@@ -75,7 +76,7 @@ static void test_ec_keygen_alias(void **state)
  * fine; every other lane gets the secret a clean call gives. */
 static void test_ecdh_alias(void **state)
 {
-    mbt_use_impl(state);
+    mbt_use_ec_impl(state);
     uint8_t kpt[PLEN];
     mbc_ec_priv_key *key = ec_key(kpt);
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
@@ -188,8 +189,8 @@ static void test_rsa_alias(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_IMPL_TESTS(test_ec_keygen_alias),
-        MBT_IMPL_TESTS(test_ecdh_alias),
+        MBT_EC_IMPL_TESTS(test_ec_keygen_alias),
+        MBT_EC_IMPL_TESTS(test_ecdh_alias),
         MBT_IMPL_TESTS(test_x25519_alias),
         {"test_x25519_alias/adx", test_x25519_alias, NULL, NULL, (void *)"adx"},
         MBT_IMPL_TESTS(test_rsa_alias),

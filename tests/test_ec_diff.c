@@ -20,6 +20,7 @@
 
 #include "ossl_ec.h"
 #include "test_hooks.h"
+#include "ec_impls.h"
 #include "test_util.h"
 
 #define MAX_LEN 48
@@ -82,7 +83,7 @@ static const char *ec_begin(void **state)
 {
     mbc_test_hooks.ec_fault_lanes = 0;
     mbc_test_hooks.ec_batch_plan = 0;
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_ec_impl(state);
     assert_string_equal(mbc_impl_name(MBC_ALG_EC), impl);
     fixture();
     return impl;
@@ -620,14 +621,14 @@ static void test_digest_lengths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_IMPL_TESTS(test_sign_k),
-        MBT_IMPL_TESTS(test_sign_verify),
-        MBT_IMPL_TESTS(test_ecdh),
-        MBT_IMPL_TESTS(test_keygen),
-        MBT_IMPL_TESTS(test_edge_scalars),
-        MBT_IMPL_TESTS(test_low_x),
-        MBT_IMPL_TESTS(test_verify_r_plus_n),
-        MBT_IMPL_TESTS(test_digest_lengths),
+        MBT_EC_IMPL_TESTS(test_sign_k),
+        MBT_EC_IMPL_TESTS(test_sign_verify),
+        MBT_EC_IMPL_TESTS(test_ecdh),
+        MBT_EC_IMPL_TESTS(test_keygen),
+        MBT_EC_IMPL_TESTS(test_edge_scalars),
+        MBT_EC_IMPL_TESTS(test_low_x),
+        MBT_EC_IMPL_TESTS(test_verify_r_plus_n),
+        MBT_EC_IMPL_TESTS(test_digest_lengths),
     };
     const int failed = mbt_run("ec_diff", tests);
     fixture_free();

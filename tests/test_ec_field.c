@@ -16,7 +16,9 @@
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
 
+#include "ec/ec_adx.h"
 #include "ec/ec_internal.h"
+#include "ec_impls.h"
 #include "test_util.h"
 
 static const struct ec_curve *const curves[] = {&mbc_ec_p256, &mbc_ec_p384};
@@ -861,19 +863,29 @@ static void test_ifma4(void **state)
 /* The dispatched kernel really runs (and counts its batches). */
 static void test_dispatch_hits(void **state)
 {
-    const char *impl = ec_begin(state);
+    const char *impl = mbt_use_ec_impl(state);
+    assert_string_equal(mbc_impl_name(MBC_ALG_EC), impl);
+    const int c = strcmp(impl, "c") == 0, adx = strcmp(impl, "adx") == 0;
     uint8_t d[48], point[97];
     const unsigned long c8 = mbc_ec_kern_hits_c, c1 = mbc_ec_kern_hits_c1;
 #if MBC_HAVE_IFMA
     const unsigned long h = mbc_ec_kern_hits_ifma;
 #endif
+#if MBC_HAVE_ADX
+    const unsigned long x = mbc_ec_kern_hits_adx;
+#endif
+    /* a lone P-256 key generation: _c1 on c, the scalar kernel on adx and
+     * on ifma */
     assert_int_equal(mbc_ec_keygen(d, point, MBC_CURVE_P256), MBC_OK);
-    if (strcmp(impl, "c") == 0) {
+    if (c) {
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 1);
         assert_int_equal(mbc_ec_kern_hits_c - c8, 0);
     } else {
 #if MBC_HAVE_IFMA
-        assert_int_equal(mbc_ec_kern_hits_ifma - h, 1);
+        assert_int_equal(mbc_ec_kern_hits_ifma - h, MBC_HAVE_ADX ? 0 : 1);
+#endif
+#if MBC_HAVE_ADX
+        assert_int_equal(mbc_ec_kern_hits_adx - x, 1);
 #endif
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 0);
     }
@@ -889,10 +901,9 @@ static void test_dispatch_hits(void **state)
         keys[l] = key;
     }
     static const unsigned masks[3] = {0x10, 0x92, 0x1F};
-    /* signing (op 0) and ECDH (op 1) of 1, 3 and 5 requests: one by one on
-     * _c1; on IFMA a lone signature on the spread kernel (counted as
-     * _ifma), a lone ECDH and 2 to 4 requests of either on the ymm kernel,
-     * 5 on the zmm batch */
+    /* P-256 signing (op 0) and ECDH (op 1) of 1, 3 and 5 requests: one by
+     * one on _c1 (c) or on the scalar kernel (adx); on IFMA a lone request
+     * on the scalar kernel, 2 to 4 on the ymm kernel, 5 on the zmm batch */
     uint8_t sig[MBC_LANES][64], dg[32] = {5};
     uint8_t *sg[MBC_LANES];
     const uint8_t *dgs[MBC_LANES];
@@ -908,6 +919,9 @@ static void test_dispatch_hits(void **state)
 #if MBC_HAVE_IFMA
             const unsigned long e8 = mbc_ec_kern_hits_ifma, e4 = mbc_ec_kern_hits_ifma4;
 #endif
+#if MBC_HAVE_ADX
+            const unsigned long ex = mbc_ec_kern_hits_adx;
+#endif
             const mbc_status st =
                 op == 0 ? mbc_ecdsa_sign_mb8(sg, dgs, dlens, keys, MBC_CURVE_P256, masks[i])
                         : mbc_ecdh_mb8(so, peer, keys, MBC_CURVE_P256, masks[i]);
@@ -916,13 +930,25 @@ static void test_dispatch_hits(void **state)
                                  (masks[i] >> l) & 1u ? MBC_LANE_OK : MBC_LANE_EMPTY);
             }
             const unsigned n = (unsigned)__builtin_popcount(masks[i]);
-            if (strcmp(impl, "c") == 0) {
+            if (c) {
                 assert_int_equal(mbc_ec_kern_hits_c1 - e1, n);
+            } else if (adx) {
+#if MBC_HAVE_ADX
+                assert_int_equal(mbc_ec_kern_hits_adx - ex, n);
+#endif
+                assert_int_equal(mbc_ec_kern_hits_c1 - e1, 0);
             } else {
-#if MBC_HAVE_IFMA
+#if MBC_HAVE_IFMA && MBC_HAVE_ADX
+                const unsigned ymm = n >= 2 && n <= 4;
+                assert_int_equal(mbc_ec_kern_hits_ifma4 - e4, ymm);
+                assert_int_equal(mbc_ec_kern_hits_ifma - e8, n > 4);
+#elif MBC_HAVE_IFMA /* no scalar tier: a lone signature spreads, a lone ECDH is ymm */
                 const unsigned ymm = n <= 4 && (n >= 2 || op == 1);
                 assert_int_equal(mbc_ec_kern_hits_ifma4 - e4, ymm);
                 assert_int_equal(mbc_ec_kern_hits_ifma - e8, 1 - ymm);
+#endif
+#if MBC_HAVE_ADX
+                assert_int_equal(mbc_ec_kern_hits_adx - ex, n == 1);
 #endif
                 assert_int_equal(mbc_ec_kern_hits_c1 - e1, 0);
             }
@@ -939,7 +965,7 @@ int main(void)
         MBT_IMPL_TESTS(test_pt_ops),
         cmocka_unit_test(test_gtab),
         MBT_IMPL_TESTS(test_spread),
-        MBT_IMPL_TESTS(test_dispatch_hits),
+        MBT_EC_IMPL_TESTS(test_dispatch_hits),
         {"test_ifma4/ifma", test_ifma4, NULL, NULL, (void *)"ifma"},
     };
     return mbt_run("ec_field", tests);

@@ -17,6 +17,7 @@
 #include "ec/ec_internal.h"
 #include "ossl_ec.h"
 #include "test_hooks.h"
+#include "ec_impls.h"
 #include "test_util.h"
 
 #define MAX_LEN 48
@@ -114,7 +115,7 @@ static void begin(void **state)
 {
     mbc_test_hooks.ec_fault_lanes = 0;
     mbc_test_hooks.ec_batch_plan = 0;
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_ec_impl(state);
     assert_string_equal(mbc_impl_name(MBC_ALG_EC), impl);
     fixture();
 }
@@ -1029,9 +1030,9 @@ static void test_key_constructors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_IMPL_TESTS(test_all_masks),  MBT_IMPL_TESTS(test_bad_lane),
-        MBT_IMPL_TESTS(test_fault_hook), MBT_IMPL_TESTS(test_api_batch),
-        MBT_IMPL_TESTS(test_api_single), cmocka_unit_test(test_key_constructors),
+        MBT_EC_IMPL_TESTS(test_all_masks),  MBT_EC_IMPL_TESTS(test_bad_lane),
+        MBT_EC_IMPL_TESTS(test_fault_hook), MBT_EC_IMPL_TESTS(test_api_batch),
+        MBT_EC_IMPL_TESTS(test_api_single), cmocka_unit_test(test_key_constructors),
     };
     const int failed = mbt_run("ec_lanes", tests);
     fixture_free();

@@ -20,6 +20,7 @@
 #include <openssl/evp.h>
 
 #include "test_hooks.h"
+#include "ec_impls.h"
 #include "test_util.h"
 
 #define MAX_LEN 48
@@ -28,7 +29,7 @@
 static const char *ec_begin(void **state)
 {
     mbc_test_hooks.ec_fault_lanes = 0;
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_ec_impl(state);
     assert_string_equal(mbc_impl_name(MBC_ALG_EC), impl);
     return impl;
 }
@@ -469,8 +470,8 @@ static void test_ecdh(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_IMPL_TESTS(test_ecdsa),
-        MBT_IMPL_TESTS(test_ecdh),
+        MBT_EC_IMPL_TESTS(test_ecdsa),
+        MBT_EC_IMPL_TESTS(test_ecdh),
     };
     return mbt_run("ec_wycheproof", tests);
 }

@@ -57,6 +57,7 @@
 #include "ossl_ec.h"
 #include "ossl_rsa.h"
 #include "test_hooks.h"
+#include "ec_impls.h"
 #include "test_util.h"
 #include "wipe.h"
 
@@ -1466,7 +1467,7 @@ static void ec_check(const char *what, struct ec_arg *e)
 
 static void test_ec(void **state)
 {
-    const char *impl = mbt_use_impl(state);
+    const char *impl = mbt_use_ec_impl(state);
     skip_if_sanitized();
     static const mbc_curve curves[] = {MBC_CURVE_P256, MBC_CURVE_P384};
     static const char *const names[] = {
@@ -1540,7 +1541,7 @@ int main(void)
         {"test_mlkem/c", test_mlkem, NULL, NULL, (void *)"c"},
         {"test_mlkem/avx2", test_mlkem, NULL, NULL, (void *)"avx2"},
         {"test_mlkem/avx512", test_mlkem, NULL, NULL, (void *)"avx512"},
-        MBT_IMPL_TESTS(test_ec),
+        MBT_EC_IMPL_TESTS(test_ec),
     };
     const int rc = mbt_run("wipe", tests);
     for (int i = 0; i < 3; i++) {

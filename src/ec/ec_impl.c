@@ -1,5 +1,6 @@
 /* ec_impl.c - the EC implementations and their selection. */
 #include "../internal.h"
+#include "ec_adx.h"
 #include "ec_kern.h"
 
 /*
@@ -27,24 +28,79 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
     .ecdh = EC_C_SET(ecdh),
 };
 
+#if MBC_HAVE_ADX
+/*
+ * adx: the scalar 64-bit kernels (ec_adx.c: MULX, ADCX, ADOX, a comb of
+ * 7-bit windows for the fixed base) on every request, one by one; the
+ * batch kernel, which only the tests' batch plan reaches, is the portable
+ * 8-lane one. Measured against OpenSSL 3.0 (Xeon family 6 model 207, gcc
+ * 12, mbc_bench --cpu-time, 8 requests a call): P-256 sign 0.84-0.91x,
+ * verify 0.77-0.84x, ECDH 0.68-0.76x, keygen 0.65-0.67x; P-384 sign 5.1x,
+ * verify 1.4x, ECDH 1.65x, keygen 10x. "auto" serves what is at OpenSSL's
+ * speed for every curve its bit covers: P-384 key generation only.
+ */
+#define EC_ADX_SET(op)                                                                             \
+    {                                                                                              \
+        .batch = mbc_ec_##op##_kern_c, .one = mbc_ec_##op##_kern_adx,                              \
+        .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
+    }
+static const struct mbc_ec_impl ec_adx = {
+    .base = {.info = {.name = "adx",
+                      .tier = MBC_TIER_SCALAR,
+                      .lanes = MBC_LANES,
+                      .fast_ops = 1u << MBC_OP_EC_KEYGEN_P384},
+             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
+    .keygen = EC_ADX_SET(base),
+    .sign = EC_ADX_SET(sign),
+    .verify = EC_ADX_SET(verify),
+    .ecdh = EC_ADX_SET(ecdh),
+};
+#endif
+
 #if MBC_HAVE_IFMA
 /*
- * IFMA: a lone key generation or signature spreads its fixed-base windows
- * over the 8 lanes (mbc_ec_base_spread_kern_ifma: 7 or 10 mixed additions
- * and 3 horizontal additions instead of 52 or 77 mixed additions); the
- * inversions after it still take a whole 8-lane pass each. A lone ECDH or
- * verification, and 2 to 4 requests of any operation, run on the ymm build
- * (_ifma4): the batch kernel's instructions on 4 lanes, which issue twice
- * as fast as zmm ones on Zen 4 and Ice Lake and as fast elsewhere
- * (vec_ifma.h). 5 requests or more share one zmm batch. "auto" serves every
- * operation, as the batched rates through the provider's ASYNC jobs were
- * measured above OpenSSL's (README).
+ * IFMA: 2 to 4 requests of any operation run on the ymm build (_ifma4):
+ * the batch kernel's instructions on 4 lanes, which issue twice as fast as
+ * zmm ones on Zen 4 and Ice Lake and as fast elsewhere (vec_ifma.h); 5
+ * requests or more share one zmm batch. "auto" serves every operation, as
+ * the batched rates through the provider's ASYNC jobs were measured above
+ * OpenSSL's (README).
+ *
+ * A lone request: P-384 key generation and signing spread the fixed-base
+ * windows over the 8 lanes (mbc_ec_base_spread_kern_ifma), P-384 ECDH and
+ * verification run on the ymm build. A lone P-256 request of any operation
+ * runs on the scalar kernels (ec_adx.c), measured here (Xeon family 6 model
+ * 207, gcc 12, taskset -c 1, p50 of the single call on a loaded machine)
+ * at ECDH 113 us against 150 us on the ymm build, verification 146 against
+ * 200 us, signing and key generation within the noise of the spread kernel
+ * (39 / 24 us against 38 / 23 us), which leaves the vector units to other
+ * work and issues at one zmm multiply-add a cycle on Zen 4. Two requests
+ * already take less time on the ymm build than twice the scalar one.
  */
 #define EC_IFMA_SET(op, one_kern)                                                                  \
     {                                                                                              \
         .batch = mbc_ec_##op##_kern_ifma, .few = mbc_ec_##op##_kern_ifma4, .one = (one_kern),      \
         .plan = {.few_lanes = 4, .one_by_one = 1},                                                 \
     }
+#if MBC_HAVE_ADX
+/* ifma_one: the IFMA row's single-request kernel of op: the scalar kernel
+ * for P-256, p384_kern for P-384. */
+#define EC_IFMA_ONE(op, args, p384_kern)                                                           \
+    static void ifma_one_##op(args *a)                                                             \
+    {                                                                                              \
+        (a->c->id == MBC_CURVE_P256 ? mbc_ec_##op##_kern_adx : (p384_kern))(a);                    \
+    }
+EC_IFMA_ONE(base, struct ec_base_args, mbc_ec_base_spread_kern_ifma)
+EC_IFMA_ONE(sign, struct ec_sign_args, mbc_ec_sign_spread_kern_ifma)
+EC_IFMA_ONE(verify, struct ec_verify_args, mbc_ec_verify_kern_ifma4)
+EC_IFMA_ONE(ecdh, struct ec_ecdh_args, mbc_ec_ecdh_kern_ifma4)
+#undef EC_IFMA_ONE
+#define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX)
+#define EC_IFMA_ONE_KERN(op, p384_kern) ifma_one_##op
+#else
+#define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
+#define EC_IFMA_ONE_KERN(op, p384_kern) (p384_kern)
+#endif
 static const struct mbc_ec_impl ec_ifma = {
     .base = {.info = {.name = "ifma",
                       .tier = MBC_TIER_VECTOR,
@@ -52,11 +108,11 @@ static const struct mbc_ec_impl ec_ifma = {
                       .fast_ops = 1u << MBC_OP_ECDSA_SIGN | 1u << MBC_OP_ECDSA_VERIFY |
                                   1u << MBC_OP_ECDH | 1u << MBC_OP_EC_KEYGEN_P256 |
                                   1u << MBC_OP_EC_KEYGEN_P384},
-             .needs = MBC_CPU_IFMA_PATH},
-    .keygen = EC_IFMA_SET(base, mbc_ec_base_spread_kern_ifma),
-    .sign = EC_IFMA_SET(sign, mbc_ec_sign_spread_kern_ifma),
-    .verify = EC_IFMA_SET(verify, mbc_ec_verify_kern_ifma4),
-    .ecdh = EC_IFMA_SET(ecdh, mbc_ec_ecdh_kern_ifma4),
+             .needs = EC_IFMA_NEEDS},
+    .keygen = EC_IFMA_SET(base, EC_IFMA_ONE_KERN(base, mbc_ec_base_spread_kern_ifma)),
+    .sign = EC_IFMA_SET(sign, EC_IFMA_ONE_KERN(sign, mbc_ec_sign_spread_kern_ifma)),
+    .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
+    .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
 };
 #endif
 
@@ -64,6 +120,9 @@ static const struct mbc_ec_impl ec_ifma = {
 static const struct mbc_ec_impl *const ec_impls[] = {
 #if MBC_HAVE_IFMA
     &ec_ifma,
+#endif
+#if MBC_HAVE_ADX
+    &ec_adx,
 #endif
     &mbc_ec_impl_c,
 };

@@ -3,21 +3,22 @@
  * generation, for a MemorySanitizer build (meson -Dct_check=true; see
  * tests/ct/meson.build).
  *
- * Per curve and kernel (ifma, c): the private scalars d are poisoned before
- * mbc_ec_priv_key_new (key creation, with its range check and Q = d G, is
- * under the check too), the caller's nonces k and the ECDH peer points
- * (their format, range and curve checks included) are poisoned before the
- * calls; the library's own random nonces and keys are poisoned where they
- * are drawn (mbc_random_bytes, mbc_classify). MemorySanitizer reports every
- * branch and memory address that depends on a poisoned byte; the library
- * unpoisons (mbc_declassify) only the per-lane verdicts and the outputs it
- * releases. Every lane must come out OK (signatures verify, ECDH is
- * symmetric, generated pairs rebuild), both kernels must agree, a lone
- * request runs the single-request path (on ifma the spread fixed-base
- * kernel), the portable kernel runs both its plans (8-lane batch, lanes one
- * by one), and a poisoned off-curve peer and a poisoned nonce n fail their
- * lane alone. The key's d must still be poisoned after all that (nothing
- * declassified it).
+ * Per curve and kernel (ifma; adx, the scalar 64-bit tier; c): the private
+ * scalars d are poisoned before mbc_ec_priv_key_new (key creation, with its
+ * range check and Q = d G, is under the check too), the caller's nonces k
+ * and the ECDH peer points (their format, range and curve checks included)
+ * are poisoned before the calls; the library's own random nonces and keys
+ * are poisoned where they are drawn (mbc_random_bytes, mbc_classify).
+ * MemorySanitizer reports every branch and memory address that depends on a
+ * poisoned byte; the library unpoisons (mbc_declassify) only the per-lane
+ * verdicts and the outputs it releases. Every lane must come out OK
+ * (signatures verify, ECDH is symmetric, generated pairs rebuild), the
+ * kernels must agree, a lone request runs the single-request path (on ifma
+ * the spread fixed-base kernel), the portable kernel runs both its plans
+ * (8-lane batch, lanes one by one), and a poisoned off-curve peer and a
+ * poisoned nonce n fail their lane alone. The key's d must still be
+ * poisoned after all that (nothing declassified it). The adx kernels' inline
+ * assembly is invisible to MSan: its build takes their C form (fe64.h).
  *
  * Controls: --leaky (a branch on a poisoned digit of d) and --leaky-index
  * (a table lookup indexed by a poisoned nonce byte) must be stopped by
@@ -281,18 +282,19 @@ static int run_case(struct ctx *c, const char *impl)
 static int run_checks(void)
 {
     static const mbc_curve curves[] = {MBC_CURVE_P256, MBC_CURVE_P384};
-    static const char *const impls[] = {"ifma", "c"};
+    static const char *const impls[] = {"ifma", "adx", "c"};
+    static const uint64_t masks[] = {~0ull, ~MBC_CPU_IFMA_PATH, 0};
     static struct ctx c;
     static struct first first[2];
     int failed = 0;
     unsigned tap = 0;
-    printf("1..4\n");
+    printf("1..6\n");
     printf("# poisoned under MemorySanitizer: d (before key creation), the caller's nonces, "
            "the ECDH peer points, the library's random nonces and keys\n");
     for (size_t ci = 0; ci < 2; ci++) {
-        for (size_t i = 0; i < 2; i++) {
+        for (size_t i = 0; i < 3; i++) {
             tap++;
-            if (!ct_select_impl(MBC_ALG_EC, impls[i], strcmp(impls[i], "c") == 0 ? 0 : ~0ull)) {
+            if (!ct_select_impl(MBC_ALG_EC, impls[i], masks[i])) {
                 printf("ok %u # SKIP %s P-%zu: kernel not available (CPU features 0x%llx, IFMA "
                        "path needs 0x%llx, or built without it)\n",
                        tap, impls[i], mbc_ec_scalar_len(curves[ci]) * 8,

@@ -221,7 +221,7 @@ static const struct {
 } families[] = {
     {MBC_ALG_RSA, {"ifma", "c"}},
     {MBC_ALG_GCM, {"vaes512", "aesni", "c"}},
-    {MBC_ALG_EC, {"ifma", "c"}},
+    {MBC_ALG_EC, {"ifma", "adx", "c"}},
     {MBC_ALG_X25519, {"ifma", "adx", "c"}},
     {MBC_ALG_MLKEM, {"avx512", "avx2", "c"}},
 };

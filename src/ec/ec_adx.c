@@ -1,0 +1,154 @@
+/*
+ * ec_adx.c - the scalar 64-bit EC kernels (ec_adx.h): the helpers every
+ * curve shares (radix conversion from and to the mb52 rows of the args,
+ * signed-window recoding, constant-time table scans, the fault hook), the
+ * two curves instantiated from ec_adx_curve.h, and the entry points.
+ * Compiled with -mbmi2 -madx (this object only: the rest of the library
+ * runs on any x86-64); dispatch selects it only where CPUID reports both.
+ */
+#include <emmintrin.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "../test_hooks.h"
+#include "ec_adx.h"
+#include "ec_adx_tab.h"
+#include "fe64.h"
+#include "fe_p256_x64.h"
+
+/* fe64_mont_mul4 reads m0 6 limbs past the modulus */
+_Static_assert(offsetof(struct ec64_curve, p_m0) == offsetof(struct ec64_curve, p) + 48 &&
+                   offsetof(struct ec64_curve, n_m0) == offsetof(struct ec64_curve, n) + 48,
+               "m0 follows the 6 limbs of its modulus");
+
+#if MBC_TEST_HOOKS
+_Atomic unsigned long mbc_ec_kern_hits_adx;
+#endif
+
+/* ec64_from52: r (n limbs) = lane 0 of the k rows a of 52-bit digits (the
+ * value fits in n limbs). */
+static void ec64_from52(uint64_t *r, const mb52_row *a, unsigned k, unsigned n)
+{
+    memset(r, 0, n * sizeof(uint64_t));
+    for (unsigned j = 0; j < k; j++) {
+        const unsigned pos = 52 * j, li = pos / 64, sh = pos % 64;
+        const uint64_t d = a[j][0];
+        if (li < n) {
+            r[li] |= d << sh;
+        }
+        if (sh > 12 && li + 1 < n) {
+            r[li + 1] |= d >> (64 - sh);
+        }
+    }
+}
+
+/* ec64_to52: lane 0 of the k rows r = the n limbs a in 52-bit digits. */
+static void ec64_to52(mb52_row *r, const uint64_t *a, unsigned k, unsigned n)
+{
+    for (unsigned j = 0; j < k; j++) {
+        const unsigned pos = 52 * j, li = pos / 64, sh = pos % 64;
+        uint64_t d = li < n ? a[li] >> sh : 0;
+        if (sh > 12 && li + 1 < n) {
+            d |= a[li + 1] << (64 - sh);
+        }
+        r[j][0] = d & MB52_MASK;
+    }
+}
+
+/* ec64_booth: the signed digit of the w + 1 window bits b: its absolute
+ * value (0..2^(w-1)) returned, *neg all-ones when it is negative. The
+ * digits of e < 2^(w nwin - 1) sum to e (ec_kern.c's booth). */
+static inline uint64_t ec64_booth(uint64_t b, unsigned w, uint64_t *neg)
+{
+    const uint64_t m = mbc_value_barrier(0 - (b >> w));
+    const uint64_t d = (b & ~m) | (((2ull << w) - 1 - b) & m);
+    *neg = m;
+    return (d >> 1) + (d & 1);
+}
+
+/* ec64_scan: r (width words, width even) = entry idx of the n entries of
+ * width words at tab, reading every entry (zeros when idx >= n): SSE2, two
+ * words an operation. */
+static inline void ec64_scan(uint64_t *r, const uint64_t *tab, unsigned n, unsigned width,
+                             uint64_t idx)
+{
+    __m128i acc[3 * EC64_MAX_N / 2];
+    for (unsigned j = 0; j < width / 2; j++) {
+        acc[j] = _mm_setzero_si128();
+    }
+    for (unsigned t = 0; t < n; t++) {
+        const __m128i hit = _mm_set1_epi64x((long long)mbc_ct_eq_mask(idx, t));
+        const __m128i *e = (const __m128i *)(tab + (size_t)t * width);
+        for (unsigned j = 0; j < width / 2; j++) {
+            acc[j] = _mm_or_si128(acc[j], _mm_and_si128(hit, _mm_loadu_si128(e + j)));
+        }
+    }
+    for (unsigned j = 0; j < width / 2; j++) {
+        _mm_storeu_si128((__m128i *)(r + 2 * j), acc[j]);
+    }
+}
+
+/* ec64_fault: the test hook (ec_kern.c's fault): bit 0 of X flipped when
+ * slot 0 is in mask. The shipped build has none. */
+static void ec64_fault(uint64_t *x, unsigned mask)
+{
+#if MBC_TEST_HOOKS
+    x[0] ^= mask & 1u;
+#else
+    (void)x;
+    (void)mask;
+#endif
+}
+
+#define EC64_N 4
+#define EC64_CV ec64_p256
+#define EC64_FN(x) x##_p256
+#define EC64_P_MUL fe_p256_mul
+#define EC64_P_SQR fe_p256_sqr
+#define EC64_ADD fe64_add4
+#define EC64_SUB fe64_sub4
+#define EC64_N_MUL(r, a, b) fe64_mont_mul4(r, a, b, ec64_p256.n)
+#define EC64_P_INV fe_p256_inv
+#include "ec_adx_curve.h"
+#undef EC64_N
+#undef EC64_CV
+#undef EC64_FN
+#undef EC64_P_MUL
+#undef EC64_P_SQR
+#undef EC64_ADD
+#undef EC64_SUB
+#undef EC64_N_MUL
+#undef EC64_P_INV
+
+#define EC64_N 6
+#define EC64_CV ec64_p384
+#define EC64_FN(x) x##_p384
+#include "ec_adx_curve.h"
+#undef EC64_N
+#undef EC64_CV
+#undef EC64_FN
+
+void mbc_ec_base_kern_adx(struct ec_base_args *a)
+{
+    mbc_test_count(mbc_ec_kern_hits_adx);
+    (a->c->id == MBC_CURVE_P256 ? base_p256 : base_p384)(a);
+}
+
+void mbc_ec_sign_kern_adx(struct ec_sign_args *a)
+{
+    mbc_test_count(mbc_ec_kern_hits_adx);
+    (a->c->id == MBC_CURVE_P256 ? sign_p256 : sign_p384)(a);
+}
+
+void mbc_ec_verify_kern_adx(struct ec_verify_args *a)
+{
+    mbc_test_count(mbc_ec_kern_hits_adx);
+    (a->c->id == MBC_CURVE_P256 ? verify_p256 : verify_p384)(a);
+}
+
+void mbc_ec_ecdh_kern_adx(struct ec_ecdh_args *a)
+{
+    mbc_test_count(mbc_ec_kern_hits_adx);
+    (a->c->id == MBC_CURVE_P256 ? ecdh_p256 : ecdh_p384)(a);
+}

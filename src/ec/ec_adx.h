@@ -1,0 +1,58 @@
+/*
+ * ec_adx.h - the scalar 64-bit tier of the curves (MBC_TIER_SCALAR): one
+ * request at a time in radix 2^64 with MULX, ADCX and ADOX (BMI2 + ADX).
+ * The kernels take the argument structs of ec_kern.h and compute the
+ * request in slot 0 (lane 0 of the mb52 rows); the other slots are
+ * ignored. They compute the same results as the 52-bit kernels (the same
+ * affine coordinates, signatures and verdicts).
+ *
+ * ec_adx.c holds the curve-independent part (conversions, the kernels'
+ * entry points) and instantiates ec_adx_curve.h once per curve (N = 4
+ * limbs for P-256, 6 for P-384) on the field leaves of fe64.h (generic
+ * Montgomery arithmetic over N limbs) and fe_p256_x64.h (P-256's p,
+ * whose Montgomery digit is 1). The constants and the comb tables are
+ * generated at build time by tools/gen_ec_adx.py from the curve
+ * definitions of tools/gen_ec_consts.py, as ec_adx_tab.h (static
+ * objects that only ec_adx.c includes: the compiler sees every constant).
+ */
+#ifndef MBC_SRC_EC_EC_ADX_H
+#define MBC_SRC_EC_EC_ADX_H
+
+#include <stdint.h>
+
+#include "ec_kern.h"
+
+#define EC64_MAX_N 6                                  /* limbs of P-384 */
+#define EC64_COMB_WIN 7                               /* bits of a signed window of the comb */
+#define EC64_COMB_ENTRIES (1u << (EC64_COMB_WIN - 1)) /* 1..64 times each window's base */
+
+/*
+ * ec64_curve: one curve for the 64-bit kernels: p and n (N limbs,
+ * little-endian), their Montgomery constants for R = 2^(64 N) (m0 =
+ * -m^-1 mod 2^64, one = R mod m, rr = R^2 mod m), the Fermat exponents
+ * m - 2, and b, G in Montgomery form mod p. comb: nwin_comb windows of
+ * EC64_COMB_ENTRIES affine points of 2 N limbs (x, then y; Montgomery
+ * form, fully reduced): entry j of window i is (j + 1) 2^(7 i) G.
+ */
+struct ec64_curve {
+    unsigned n_limbs;
+    unsigned nwin_comb;
+    uint64_t p[EC64_MAX_N], p_m0, p_one[EC64_MAX_N], p_rr[EC64_MAX_N], p_exp[EC64_MAX_N];
+    uint64_t n[EC64_MAX_N], n_m0, n_one[EC64_MAX_N], n_rr[EC64_MAX_N], n_exp[EC64_MAX_N];
+    uint64_t b[EC64_MAX_N], gx[EC64_MAX_N], gy[EC64_MAX_N];
+    const uint64_t *comb;
+};
+
+/* The kernels (slot 0 of each args struct). */
+void mbc_ec_base_kern_adx(struct ec_base_args *a);
+void mbc_ec_sign_kern_adx(struct ec_sign_args *a);
+void mbc_ec_verify_kern_adx(struct ec_verify_args *a);
+void mbc_ec_ecdh_kern_adx(struct ec_ecdh_args *a);
+
+#if MBC_TEST_HOOKS
+/* Requests the scalar kernels ran (relaxed counter, for the dispatch-hit
+ * tests). */
+extern _Atomic unsigned long mbc_ec_kern_hits_adx;
+#endif
+
+#endif /* MBC_SRC_EC_EC_ADX_H */
