@@ -12,9 +12,12 @@
  *    1216 bytes; priv dk || scalar, 2432 bytes); the ciphertext is the
  *    ML-KEM ciphertext then the ephemeral X25519 public key (1120 bytes);
  *    the 64-byte secret is the ML-KEM secret then the X25519 one.
+ *  - SecP256r1MLKEM768: the P-256 part first (pub point 04 || X || Y || ek,
+ *    1249 bytes; priv d || dk, 2432 bytes; ciphertext ephemeral point ||
+ *    ML-KEM ciphertext, 1153 bytes; secret ECDH x || ML-KEM secret).
  *
- * One table row per kind; the code is the same for both, the X25519 part
- * present when the row says so. The checks of FIPS 203 section 7.2 and 7.3
+ * One table row per kind; the code is the same for all, the classical half
+ * (struct half) where the row puts it. The checks of FIPS 203 section 7.2 and 7.3
  * are made where OpenSSL makes them, when a key is set: an encapsulation
  * key whose coefficients are not all below q is refused (modulus check),
  * a decapsulation key whose H(ek) is not SHA3-256 of its ek is refused (hash
@@ -37,48 +40,140 @@
 #define CT MBC_MLKEM768_CT_LEN
 #define SS MBC_MLKEM_SS_LEN
 #define SEED MBC_MLKEM_SEED_LEN
-#define XL MBC_X25519_LEN
+#define HALF_PUB_MAX 65  /* a P-256 point 04 || X || Y */
+#define HALF_PRIV_MAX 32 /* an X25519 or P-256 private key */
 
 /* OpenSSL 3.5's parameter names (the 3.0 headers we build with lack them). */
 #define PARAM_SEED "seed"
 #define PARAM_IKME "ikme"
 
-/* The kinds: x25519 says whether the X25519 part follows the ML-KEM one. */
+/*
+ * half: the classical half of a hybrid: the lengths of its public key
+ * (also its part of the ciphertext: an ephemeral public key) and private
+ * key (its secret is 32 bytes), whether it comes before the ML-KEM part,
+ * and its operations: a key pair, the public key of a private one, the
+ * check of a peer's public key, the secret of priv (whose public key is
+ * pub) with peer.
+ */
+struct half {
+    size_t pub, priv;
+    int first;
+    mbc_err (*keygen)(uint8_t *priv, uint8_t *pub);
+    mbc_err (*pub_of)(uint8_t *pub, const uint8_t *priv);
+    mbc_err (*check)(const uint8_t *pub);
+    mbc_err (*derive)(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer);
+};
+
+/* X25519 (after ML-KEM): every 32 bytes are a public key (RFC 7748). */
+static mbc_err x_check(const uint8_t *pub)
+{
+    (void)pub;
+    return MBC_OK;
+}
+static mbc_err x_derive(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer)
+{
+    (void)pub;
+    return mbo_x25519_derive(ss, priv, peer);
+}
+static const struct half x25519_half = {
+    MBC_X25519_LEN, MBC_X25519_LEN, 0, mbo_x25519_keygen, mbo_x25519_public_key, x_check, x_derive};
+
+/* P-256 (before ML-KEM): uncompressed points, 32-byte scalars. */
+static mbc_err p_keygen(uint8_t *priv, uint8_t *pub)
+{
+    return mbo_ec_keygen(MBC_CURVE_P256, priv, pub);
+}
+static mbc_err p_pub_of(uint8_t *pub, const uint8_t *priv)
+{
+    mbc_ec_priv_key *k = NULL;
+    mbc_err err = mbo_ec_priv_key_new(&k, MBC_CURVE_P256, priv, 32);
+    if (err == MBC_OK) {
+        err = mbc_ec_priv_key_public(k, pub, 65);
+    }
+    mbc_ec_priv_key_free(k);
+    return err;
+}
+static mbc_err p_check(const uint8_t *pub)
+{
+    mbc_ec_pub_key *k = NULL;
+    const mbc_err err = mbo_ec_pub_key_new(&k, MBC_CURVE_P256, pub, 65);
+    mbc_ec_pub_key_free(k);
+    return err;
+}
+static mbc_err p_derive(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer)
+{
+    mbc_ec_priv_key *k = NULL;
+    mbc_err err = mbo_ec_priv_key_new_pair(&k, MBC_CURVE_P256, priv, 32, pub, 65);
+    if (err == MBC_OK) {
+        err = mbo_ecdh(k, ss, peer, 65);
+    }
+    mbc_ec_priv_key_free(k);
+    return err;
+}
+static const struct half p256_half = {65, 32, 1, p_keygen, p_pub_of, p_check, p_derive};
+
+/* The kinds: ML-KEM-768 alone, or with a classical half. */
 struct kind {
     const char *name;
-    int x25519;
+    const struct half *half;
 };
 static const struct kind kinds[] = {
-    {"ML-KEM-768", 0},
-    {"X25519MLKEM768", 1},
+    {"ML-KEM-768", NULL},
+    {"X25519MLKEM768", &x25519_half},
+    {"SecP256r1MLKEM768", &p256_half},
 };
 
 /* The lengths of kind k's public key, private key, ciphertext, secret. */
 static size_t pub_len(const struct kind *k)
 {
-    return EK + (k->x25519 ? XL : 0);
+    return EK + (k->half != NULL ? k->half->pub : 0);
 }
 static size_t priv_len(const struct kind *k)
 {
-    return DK + (k->x25519 ? XL : 0);
+    return DK + (k->half != NULL ? k->half->priv : 0);
 }
 static size_t ct_len(const struct kind *k)
 {
-    return CT + (k->x25519 ? XL : 0);
+    return CT + (k->half != NULL ? k->half->pub : 0);
 }
 static size_t ss_len(const struct kind *k)
 {
-    return SS + (k->x25519 ? SS : 0);
+    return SS + (k->half != NULL ? SS : 0);
 }
 
-/* mkey: pub = ek || X25519 u, priv = dk || X25519 scalar (the X25519 parts
- * only for the hybrid); ek is also inside dk. */
+/* at: where part (0 ML-KEM, 1 the classical half) of one of k's strings
+ * starts, whose ML-KEM part is m bytes and classical part x bytes. */
+static size_t at(const struct kind *k, int part, size_t m, size_t x)
+{
+    const int first = k->half != NULL && k->half->first;
+    return part == 0 ? (first ? x : 0) : (first ? 0 : m);
+}
+static size_t at_pub(const struct kind *k, int part)
+{
+    return at(k, part, EK, k->half != NULL ? k->half->pub : 0);
+}
+static size_t at_priv(const struct kind *k, int part)
+{
+    return at(k, part, DK, k->half != NULL ? k->half->priv : 0);
+}
+static size_t at_ct(const struct kind *k, int part)
+{
+    return at(k, part, CT, k->half != NULL ? k->half->pub : 0);
+}
+static size_t at_ss(const struct kind *k, int part)
+{
+    return at(k, part, SS, SS);
+}
+
+/* mkey: pub = ek and priv = dk, with the classical half's public and
+ * private keys where the kind puts them (at_pub, at_priv); ek is also
+ * inside dk. */
 struct mkey {
     struct mbp_ctx *pc;
     const struct kind *kind;
     int has_pub, has_priv, has_seed;
-    uint8_t pub[EK + XL];
-    uint8_t priv[DK + XL];
+    uint8_t pub[EK + HALF_PUB_MAX];
+    uint8_t priv[DK + HALF_PRIV_MAX];
     uint8_t seed[SEED];
 };
 
@@ -168,9 +263,14 @@ static int get_oct(const OSSL_PARAM params[], const char *name, const void **v, 
 /* set_pub: n gets the public key pub (pub_len bytes), checked. */
 static int set_pub(struct mkey *n, const uint8_t *pub)
 {
-    if (!ek_ok(pub)) {
-        mbp_err(n->pc, MBP_R_BAD_KEY, "%s encapsulation key fails the modulus check",
-                n->kind->name);
+    const struct kind *kind = n->kind;
+    if (!ek_ok(pub + at_pub(kind, 0))) {
+        mbp_err(n->pc, MBP_R_BAD_KEY, "%s encapsulation key fails the modulus check", kind->name);
+        return 0;
+    }
+    mbc_err err = MBC_OK;
+    if (kind->half != NULL && (err = kind->half->check(pub + at_pub(kind, 1))) != MBC_OK) {
+        mbp_err(n->pc, MBP_R_BAD_KEY, "%s classical public key: %s", kind->name, mbc_err_str(err));
         return 0;
     }
     memcpy(n->pub, pub, pub_len(n->kind));
@@ -182,14 +282,18 @@ static int set_pub(struct mkey *n, const uint8_t *pub)
  * public key it holds. */
 static int set_priv(struct mkey *n, const uint8_t *priv)
 {
-    if (!ek_ok(priv + DK_EK) || !dk_ok(n->pc, priv)) {
-        mbp_err(n->pc, MBP_R_BAD_KEY, "%s decapsulation key fails the FIPS 203 checks",
-                n->kind->name);
+    const struct kind *kind = n->kind;
+    const uint8_t *dk = priv + at_priv(kind, 0);
+    if (!ek_ok(dk + DK_EK) || !dk_ok(n->pc, dk)) {
+        mbp_err(n->pc, MBP_R_BAD_KEY, "%s decapsulation key fails the FIPS 203 checks", kind->name);
         return 0;
     }
-    memcpy(n->priv, priv, priv_len(n->kind));
-    memcpy(n->pub, priv + DK_EK, EK);
-    if (n->kind->x25519 && mbo_x25519_public_key(n->pub + EK, priv + DK) != MBC_OK) {
+    memcpy(n->priv, priv, priv_len(kind));
+    memcpy(n->pub + at_pub(kind, 0), dk + DK_EK, EK);
+    mbc_err err = MBC_OK;
+    if (kind->half != NULL &&
+        (err = kind->half->pub_of(n->pub + at_pub(kind, 1), priv + at_priv(kind, 1))) != MBC_OK) {
+        mbp_err(n->pc, MBP_R_BAD_KEY, "%s classical private key: %s", kind->name, mbc_err_str(err));
         return 0;
     }
     n->has_pub = n->has_priv = 1;
@@ -226,7 +330,7 @@ static int k_import(void *keydata, int selection, const OSSL_PARAM params[])
     size_t pl = 0, vl = 0, sl = 0;
     const int gp = get_oct(params, OSSL_PKEY_PARAM_PUB_KEY, &pub, &pl);
     const int gv = want_priv ? get_oct(params, OSSL_PKEY_PARAM_PRIV_KEY, &priv, &vl) : 0;
-    const int gs = want_priv && !kind->x25519 ? get_oct(params, PARAM_SEED, &seed, &sl) : 0;
+    const int gs = want_priv && kind->half == NULL ? get_oct(params, PARAM_SEED, &seed, &sl) : 0;
     if (gp < 0 || gv < 0 || gs < 0 || (gp > 0 && pl != pub_len(kind)) ||
         (gv > 0 && vl != priv_len(kind)) || (gs > 0 && sl != SEED)) {
         mbp_err(k->pc, MBP_R_BAD_LENGTH, "%s key component", kind->name);
@@ -389,19 +493,21 @@ static int k_validate(const void *keydata, int selection, int checktype)
     if (!k_has(k, selection)) {
         return 0;
     }
-    if ((selection & MBP_SEL_PUB) != 0 && !ek_ok(k->pub)) {
+    const struct kind *kind = k->kind;
+    const uint8_t *ek = k->pub + at_pub(kind, 0), *dk = k->priv + at_priv(kind, 0);
+    if ((selection & MBP_SEL_PUB) != 0 && !ek_ok(ek)) {
         return 0;
     }
-    if ((selection & MBP_SEL_PRIV) != 0 && !dk_ok(k->pc, k->priv)) {
+    if ((selection & MBP_SEL_PRIV) != 0 && !dk_ok(k->pc, dk)) {
         return 0;
     }
     if ((selection & MBP_SEL_KEYPAIR) != MBP_SEL_KEYPAIR) {
         return 1;
     }
-    uint8_t u[XL];
-    return memcmp(k->priv + DK_EK, k->pub, EK) == 0 &&
-           (!k->kind->x25519 ||
-            (mbo_x25519_public_key(u, k->priv + DK) == MBC_OK && memcmp(u, k->pub + EK, XL) == 0));
+    uint8_t u[HALF_PUB_MAX];
+    return memcmp(dk + DK_EK, ek, EK) == 0 &&
+           (kind->half == NULL || (kind->half->pub_of(u, k->priv + at_priv(kind, 1)) == MBC_OK &&
+                                   memcmp(u, k->pub + at_pub(kind, 1), kind->half->pub) == 0));
 }
 
 static void *k_dup(const void *keydata, int selection)
@@ -441,7 +547,7 @@ static int g_set_params(void *genctx, const OSSL_PARAM params[])
     struct mgen *g = genctx;
     const void *seed = NULL;
     size_t len = 0;
-    const int r = g->kind->x25519 ? 0 : get_oct(params, PARAM_SEED, &seed, &len);
+    const int r = g->kind->half != NULL ? 0 : get_oct(params, PARAM_SEED, &seed, &len);
     if (r < 0 || (r > 0 && len != SEED)) {
         mbp_err(g->pc, MBP_R_BAD_LENGTH, "ML-KEM seed of %zu bytes (64 wanted)", len);
         return 0;
@@ -488,7 +594,7 @@ static const OSSL_PARAM *g_settable_params(void *genctx, void *provctx)
 {
     (void)provctx;
     const struct mgen *g = genctx;
-    return g != NULL && g->kind->x25519 ? gen_settable_hybrid : gen_settable_mlkem;
+    return g != NULL && g->kind->half != NULL ? gen_settable_hybrid : gen_settable_mlkem;
 }
 
 /* g_gen: a key pair (from the seed, kept, or from the lane manager); an
@@ -513,9 +619,10 @@ static void *g_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
         }
         return k;
     }
-    mbc_err err = mbo_mlkem768_keygen(k->pub, k->priv);
-    if (err == MBC_OK && g->kind->x25519) {
-        err = mbo_x25519_keygen(k->priv + DK, k->pub + EK);
+    const struct kind *kind = g->kind;
+    mbc_err err = mbo_mlkem768_keygen(k->pub + at_pub(kind, 0), k->priv + at_priv(kind, 0));
+    if (err == MBC_OK && kind->half != NULL) {
+        err = kind->half->keygen(k->priv + at_priv(kind, 1), k->pub + at_pub(kind, 1));
     }
     if (err != MBC_OK) {
         mbp_err(g->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
@@ -560,6 +667,7 @@ static void *g_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
     };
 KEYMGMT(mlkem768, 0)
 KEYMGMT(x25519mlkem768, 1)
+KEYMGMT(secp256r1mlkem768, 2)
 
 /* ------------------------------------------------------------------- KEM */
 
@@ -600,7 +708,7 @@ static int e_set_ctx_params(void *ctx, const OSSL_PARAM params[])
     if (r == 0) {
         return 1;
     }
-    if (r < 0 || len != MBC_MLKEM_MSG_LEN || (e->key != NULL && e->key->kind->x25519)) {
+    if (r < 0 || len != MBC_MLKEM_MSG_LEN || (e->key != NULL && e->key->kind->half != NULL)) {
         mbp_err(e->pc, MBP_R_BAD_PARAM, "ikme (32 bytes, ML-KEM-768 only)");
         return 0;
     }
@@ -632,14 +740,14 @@ static int e_decaps_init(void *ctx, void *provkey, const OSSL_PARAM params[])
     return e_init(ctx, provkey, params, 1);
 }
 
-/* fail: err raised as an mbcrypto failure (a low-order X25519 point as a
- * bad key), secret wiped; 0. */
+/* fail: err raised (a peer's share mbcrypto refuses, such as a low-order
+ * X25519 point, as a bad key), secret wiped; 0. */
 static int fail(const struct mkem *e, mbc_err err, unsigned char *secret)
 {
     OPENSSL_cleanse(secret, ss_len(e->key->kind));
-    const int bad_key = err == MBC_ERR_LOW_ORDER || err == MBC_ERR_BAD_PARAM;
-    mbp_err(e->pc, bad_key ? MBP_R_BAD_KEY : MBP_R_MBCRYPTO, "%s: %s", e->key->kind->name,
-            err == MBC_ERR_LOW_ORDER ? "low-order X25519 point" : mbc_err_str(err));
+    const int ours = err == MBC_ERR_NO_MEMORY || err == MBC_ERR_UNSUPPORTED;
+    mbp_err(e->pc, ours ? MBP_R_MBCRYPTO : MBP_R_BAD_KEY, "%s: %s", e->key->kind->name,
+            mbc_err_str(err));
     return 0;
 }
 
@@ -690,19 +798,23 @@ static int e_encaps(void *ctx, unsigned char *out, size_t *outlen, unsigned char
         }
         return 0;
     }
-    mbc_err err = e->has_m ? mbo_mlkem768_encaps_m(out, secret, e->key->pub, e->m)
-                           : mbo_mlkem768_encaps(out, secret, e->key->pub);
+    const uint8_t *ek = e->key->pub + at_pub(kind, 0);
+    uint8_t *ct = out + at_ct(kind, 0), *ss = secret + at_ss(kind, 0);
+    mbc_err err =
+        e->has_m ? mbo_mlkem768_encaps_m(ct, ss, ek, e->m) : mbo_mlkem768_encaps(ct, ss, ek);
     OPENSSL_cleanse(e->m, sizeof(e->m));
     e->has_m = 0;
-    if (err == MBC_OK && kind->x25519) {
-        /* The X25519 part: an ephemeral key pair, its public key after the
-         * ML-KEM ciphertext, its secret with the peer's after ML-KEM's. */
-        uint8_t eph[XL];
-        err = mbo_x25519_keygen(eph, out + CT);
+    if (err == MBC_OK && kind->half != NULL) {
+        /* The classical half: an ephemeral key pair, its public key as its
+         * part of the ciphertext, its secret with the peer's key. */
+        uint8_t eph[HALF_PRIV_MAX];
+        uint8_t *eph_pub = out + at_ct(kind, 1);
+        err = kind->half->keygen(eph, eph_pub);
         if (err == MBC_OK) {
-            err = mbo_x25519_derive(secret + SS, eph, e->key->pub + EK);
+            err = kind->half->derive(secret + at_ss(kind, 1), eph, eph_pub,
+                                     e->key->pub + at_pub(kind, 1));
         }
-        OPENSSL_cleanse(eph, XL);
+        OPENSSL_cleanse(eph, sizeof(eph));
     }
     return err == MBC_OK ? 1 : fail(e, err, secret);
 }
@@ -731,9 +843,12 @@ static int e_decaps(void *ctx, unsigned char *secret, size_t *secretlen, const u
                 inlen, ct_len(kind));
         return 0;
     }
-    mbc_err err = mbo_mlkem768_decaps(secret, in, e->key->priv);
-    if (err == MBC_OK && kind->x25519) {
-        err = mbo_x25519_derive(secret + SS, e->key->priv + DK, in + CT);
+    const struct mkey *k = e->key;
+    mbc_err err = mbo_mlkem768_decaps(secret + at_ss(kind, 0), in + at_ct(kind, 0),
+                                      k->priv + at_priv(kind, 0));
+    if (err == MBC_OK && kind->half != NULL) {
+        err = kind->half->derive(secret + at_ss(kind, 1), k->priv + at_priv(kind, 1),
+                                 k->pub + at_pub(kind, 1), in + at_ct(kind, 1));
     }
     return err == MBC_OK ? 1 : fail(e, err, secret);
 }

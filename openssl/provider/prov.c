@@ -397,6 +397,8 @@ static const struct {
 #define MLKEM768_NAMES "ML-KEM-768:MLKEM768:id-alg-ml-kem-768:2.16.840.1.101.3.4.4.2"
 #define X25519MLKEM768_NAMES "X25519MLKEM768"
 #define HYBRID_FAMS (MBO_FAM_MLKEM | MBO_FAM_X25519)
+#define P256MLKEM768_NAMES "SecP256r1MLKEM768"
+#define P256_HYBRID_FAMS (MBO_FAM_MLKEM | MBO_FAM_ECDH)
 
 /* The algorithms offered only when the core is OpenSSL 3.5 or later (which
  * has ML-KEM: 3.0's libssl and EVP know no KEM groups), each when every
@@ -416,6 +418,13 @@ static const struct {
     {OSSL_OP_KEM,
      HYBRID_FAMS,
      {X25519MLKEM768_NAMES, MBP_PROPS, mbp_mlkem_kem, "mbcrypto X25519MLKEM768"}},
+    {OSSL_OP_KEYMGMT,
+     P256_HYBRID_FAMS,
+     {P256MLKEM768_NAMES, MBP_PROPS, mbp_secp256r1mlkem768_keymgmt,
+      "mbcrypto SecP256r1MLKEM768 keys"}},
+    {OSSL_OP_KEM,
+     P256_HYBRID_FAMS,
+     {P256MLKEM768_NAMES, MBP_PROPS, mbp_mlkem_kem, "mbcrypto SecP256r1MLKEM768"}},
 };
 #define NUM_ALGORITHMS35 (sizeof(algorithms35) / sizeof(algorithms35[0]))
 
@@ -536,6 +545,7 @@ static int announce(const struct tls_group *g, int kem, OSSL_CALLBACK *cb, void 
 static const struct tls_group kem_groups[] = {
     {HYBRID_FAMS, "X25519MLKEM768", "", X25519MLKEM768_NAMES, 4588, 192},
     {MBO_FAM_MLKEM, "MLKEM768", "", "ML-KEM-768", 513, 192},
+    {P256_HYBRID_FAMS, "SecP256r1MLKEM768", "", P256MLKEM768_NAMES, 4587, 192},
 };
 
 static int get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg)

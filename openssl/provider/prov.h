@@ -199,6 +199,7 @@ extern const OSSL_DISPATCH mbp_aes192gcm[];
 extern const OSSL_DISPATCH mbp_aes256gcm[];
 extern const OSSL_DISPATCH mbp_mlkem768_keymgmt[];
 extern const OSSL_DISPATCH mbp_x25519mlkem768_keymgmt[];
+extern const OSSL_DISPATCH mbp_secp256r1mlkem768_keymgmt[];
 extern const OSSL_DISPATCH mbp_mlkem_kem[];
 
 /* mbp_rsa_key: our RSA key data (rsa_kmgmt.c): the standard components,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_tls_mlkem.sh 30|35 - the post-quantum TLS 1.3 groups of OpenSSL 3.5
 # through the provider (issue 24): openssl s_server and s_client on
-# 127.0.0.1 with -groups X25519MLKEM768 (or MLKEM768, the only group each
+# 127.0.0.1 with -groups X25519MLKEM768 (or MLKEM768, SecP256r1MLKEM768: the only group each
 # side allows, so a finished handshake used it) and mbcrypto on the server,
 # the client, both or neither, with and without -async; a client with
 # OpenSSL's default group list against our server; the groups left to the
@@ -60,6 +60,12 @@ tls_case mlkem768-both both rsa2048 "$M" "$T13_128 $M" s:ops-mlkem-encaps'>='1 \
     s:ops-x25519-keygen=0 c:ops-mlkem-keygen'>='1 c:ops-mlkem-decaps'>='1
 tls_case mlkem768-async-srv srv rsa2048 "-async $M" "$T13_128 $M" s:ops-mlkem-encaps'>='1 \
     s:async-pauses'>='1
+P="-groups SecP256r1MLKEM768"
+tls_case secp256r1mlkem768-both both rsa2048 "$P" "$T13_128 $P" s:ops-mlkem-encaps'>='1 \
+    s:ops-ec-keygen'>='1 s:ops-ecdh'>='1 c:ops-mlkem-keygen'>='1 c:ops-ec-keygen'>='1 \
+    c:ops-mlkem-decaps'>='1 c:ops-ecdh'>='1
+tls_case secp256r1mlkem768-async-srv srv rsa2048 "-async $P" "$T13_128 $P" \
+    s:ops-mlkem-encaps'>='1 s:ops-ecdh'>='1 s:async-pauses'>='1
 # Not served (the mlkem family off): the default provider's hybrid does
 # the key exchange (its X25519 half fetched with the preference, so ours
 # computes that); ours signs.
