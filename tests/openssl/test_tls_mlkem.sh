@@ -37,6 +37,29 @@ pkey_case() {
 }
 check "genpkey and pkey: an ML-KEM-768 key of mbcrypto through PEM" pkey_case
 
+# serve = auto by the implementations' fast_ops, forced by
+# MBCRYPTO_CPU_MASK: every path of this CPU; AVX2 + ADX (ML-KEM avx2 is
+# fast, X25519 and ECDH adx are not: no hybrid); portable (nothing).
+auto_case() {
+    local got
+    got=$(MBCRYPTO_SERVE=auto MBCRYPTO_CPU_MASK=$1 "${OPENSSL[@]}" list -kem-algorithms \
+        -provider-path "$MBC_PROVIDER_DIR" -provider mbcrypto 2>&1 |
+        sed -n 's/^ *\(.*\) @ mbcrypto$/\1/p' | sed 's/.*, //; s/ }//' | tr '\n' ' ')
+    [ "$got" = "$2" ] || { note "mask $1: served \"$got\", want \"$2\""; return 1; }
+}
+if grep -q avx512ifma /proc/cpuinfo && grep -q avx512vl /proc/cpuinfo; then
+    check "auto: IFMA CPU serves ML-KEM-768 and both hybrids" auto_case 0x3ffff \
+        "MLKEM768 X25519MLKEM768 SecP256r1MLKEM768 "
+else
+    skip "auto on an IFMA CPU: not this CPU"
+fi
+if grep -q avx2 /proc/cpuinfo && grep -q adx /proc/cpuinfo; then
+    check "auto: AVX2 + ADX serves ML-KEM-768 alone" auto_case 0x1ff "MLKEM768 "
+else
+    skip "auto with AVX2 + ADX: not this CPU"
+fi
+check "auto: the portable paths serve no KEM" auto_case 0 ""
+
 H="-groups X25519MLKEM768"
 # The server encapsulates (ML-KEM encaps, an X25519 key pair and secret),
 # the client generates its key share and decapsulates.
