@@ -10,15 +10,36 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
 static OSSL_LIB_CTX *lib;
-static OSSL_PROVIDER *mbc;
+static OSSL_PROVIDER *mbc, *dflt;
 static int n_tests, n_failed;
+
+/* tap_start: serve=all, the OpenSSL version noted, lib with mbcrypto (from
+ * MBC_PROVIDER_DIR) and the default provider loaded; 0 after a "Bail out!"
+ * line when they could not be. */
+static int tap_start(void)
+{
+    const char *dir = getenv("MBC_PROVIDER_DIR");
+    setenv("MBCRYPTO_SERVE", "all", 1);
+    printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
+    if (dir == NULL || (lib = OSSL_LIB_CTX_new()) == NULL ||
+        !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
+        (mbc = OSSL_PROVIDER_load(lib, "mbcrypto")) == NULL ||
+        (dflt = OSSL_PROVIDER_load(lib, "default")) == NULL) {
+        ERR_print_errors_fp(stdout);
+        printf("Bail out! providers not loaded (MBC_PROVIDER_DIR)\n");
+        return 0;
+    }
+    return 1;
+}
 
 /* check: one TAP line for name (printf format), passed when ok. */
 static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -266,15 +266,7 @@ static OSSL_PARAM *keygen(unsigned bits, unsigned primes)
 
 int main(void)
 {
-    const char *dir = getenv("MBC_PROVIDER_DIR");
-    setenv("MBCRYPTO_SERVE", "all", 1);
-    printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
-    if (dir == NULL || (lib = OSSL_LIB_CTX_new()) == NULL ||
-        !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
-        (mbc = OSSL_PROVIDER_load(lib, "mbcrypto")) == NULL ||
-        OSSL_PROVIDER_load(lib, "default") == NULL) {
-        ERR_print_errors_fp(stdout);
-        printf("Bail out! providers not loaded (MBC_PROVIDER_DIR)\n");
+    if (!tap_start()) {
         return 1;
     }
     static const struct {

@@ -33,8 +33,6 @@
 #define THEIRS "provider=default"
 #define PREFER_OURS "?provider=mbcrypto" /* decoders are the default provider's */
 
-static OSSL_PROVIDER *dflt;
-
 /* The kinds, with OpenSSL 3.5's sizes; hybrid: the classical half's
  * public key length (0: none), first: it comes before the ML-KEM part;
  * moves: the default provider imports and exports its private keys
@@ -448,15 +446,7 @@ static void tls_groups(int v35)
 
 int main(void)
 {
-    const char *dir = getenv("MBC_PROVIDER_DIR");
-    setenv("MBCRYPTO_SERVE", "all", 1);
-    printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
-    if (dir == NULL || (lib = OSSL_LIB_CTX_new()) == NULL ||
-        !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
-        (mbc = OSSL_PROVIDER_load(lib, "mbcrypto")) == NULL ||
-        (dflt = OSSL_PROVIDER_load(lib, "default")) == NULL) {
-        ERR_print_errors_fp(stdout);
-        printf("Bail out! providers not loaded (MBC_PROVIDER_DIR)\n");
+    if (!tap_start()) {
         return 1;
     }
     const int v35 = OPENSSL_VERSION_MAJOR > 3 || OpenSSL_version_num() >= 0x30500000L;
