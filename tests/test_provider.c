@@ -96,7 +96,7 @@ static void test_params(void **state)
     OSSL_PARAM p[] = {OSSL_PARAM_utf8_string("mbcrypto-serve", serve, sizeof(serve)),
                       OSSL_PARAM_END};
     assert_true(OSSL_PROVIDER_get_params(mbc, p));
-    assert_string_equal(serve, "rsa,aes-gcm,x25519,ecdh,ecdsa");
+    assert_string_equal(serve, "rsa,aes-gcm,x25519,ecdh,ecdsa,mlkem");
     counter("ops-rsa-sign");
 }
 

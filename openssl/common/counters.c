@@ -30,6 +30,9 @@ static const char *const names[MBO_NUM_COUNTERS] = {
     [MBO_CTR_EC_KEYS] = "keys-ec",
     [MBO_CTR_EC_REFUSED] = "keys-ec-refused",
     [MBO_CTR_EC_OTHER] = "keys-ec-other",
+    [MBO_CTR_MLKEM_KEYGEN] = "ops-mlkem-keygen",
+    [MBO_CTR_MLKEM_ENCAPS] = "ops-mlkem-encaps",
+    [MBO_CTR_MLKEM_DECAPS] = "ops-mlkem-decaps",
 };
 
 #define NAME_LEN 56

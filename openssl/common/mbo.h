@@ -49,13 +49,15 @@ enum mbo_family {
     MBO_FAM_X25519 = 1u << 2, /* X25519 key management and key exchange */
     MBO_FAM_ECDH = 1u << 3,   /* P-256/P-384 key management and ECDH */
     MBO_FAM_ECDSA = 1u << 4,  /* P-256/P-384 key management and ECDSA */
+    MBO_FAM_MLKEM = 1u << 5,  /* ML-KEM-768 and X25519MLKEM768 (provider, on
+                               * OpenSSL 3.5+; the hybrid also needs x25519) */
 };
 #define MBO_FAM_ALL (MBO_FAM_RSA | MBO_FAM_GCM | MBO_FAM_X25519 | MBO_FAM_ECDH | MBO_FAM_ECDSA)
 
 /*
  * mbo_offered: the families the module linking this layer implements (each
  * module, and each test program, defines it: the provider and the ENGINE
- * all of them). The policy never goes beyond it: "all" means
+ * all of MBO_FAM_ALL, the provider MBO_FAM_MLKEM too). The policy never goes beyond it: "all" means
  * these, and naming another family is an error.
  */
 extern const unsigned mbo_offered;
@@ -67,7 +69,7 @@ extern const unsigned mbo_offered;
  * private operations are fast, AES-GCM when sealing and opening are (the
  * vaes512 path; aesni was measured no faster than OpenSSL 3.0's on 16 KiB
  * TLS records, see README), X25519 when derive is, ECDH when ECDH is,
- * ECDSA when signing is (the portable paths were measured slower than
+ * ECDSA when signing is, ML-KEM when encapsulation is (the portable paths were measured slower than
  * OpenSSL's: P-256 sign 0.21x, X25519 derive 0.41x).
  */
 unsigned mbo_policy_auto(void);
@@ -75,7 +77,7 @@ unsigned mbo_policy_auto(void);
 /*
  * mbo_policy_parse: the families named by s: "auto" (mbo_policy_auto()),
  * "all" (mbo_offered), "none", or a comma list of offered families' names:
- * "rsa", "aes-gcm", "x25519", "ecdh", "ecdsa". Returns 1 and sets *fams, or
+ * "rsa", "aes-gcm", "x25519", "ecdh", "ecdsa", "mlkem". Returns 1 and sets *fams, or
  * 0 for anything else (*fams untouched).
  */
 int mbo_policy_parse(const char *s, unsigned *fams);
@@ -89,7 +91,7 @@ int mbo_policy_parse(const char *s, unsigned *fams);
  * operator's mistake to be reported, never replaced by a default in
  * silence.
  */
-#define MBO_POLICY_NAMES "rsa, aes-gcm, x25519, ecdh, ecdsa"
+#define MBO_POLICY_NAMES "rsa, aes-gcm, x25519, ecdh, ecdsa (provider: mlkem)"
 int mbo_policy_check(const char *cfg, char *why, size_t len);
 /* mbo_policy_report: why on stderr, one line: OpenSSL drops the errors of a
  * provider or ENGINE that openssl.cnf fails to activate, so the operator
@@ -111,7 +113,7 @@ unsigned mbo_policy(void);
 
 /* mbo_policy_str: the names of fams ("rsa,aes-gcm", "" for none) in buf
  * (MBO_POLICY_STR_LEN bytes is always enough). */
-#define MBO_POLICY_STR_LEN 64 /* "rsa,aes-gcm,x25519,ecdh,ecdsa" and more */
+#define MBO_POLICY_STR_LEN 64 /* "rsa,aes-gcm,x25519,ecdh,ecdsa,mlkem" and more */
 void mbo_policy_str(unsigned fams, char *buf, size_t len);
 
 /* -------------------------------------------------------------- counters */
@@ -136,6 +138,9 @@ enum mbo_counter {
     MBO_CTR_EC_REFUSED,    /* EC keys refused (bad points, pairs that disagree) */
     MBO_CTR_EC_OTHER,      /* EC keys of other curves or formats, held for
                             * another provider (the provider's ec_kmgmt.c) */
+    MBO_CTR_MLKEM_KEYGEN,  /* ML-KEM-768 key pairs generated (hybrid too) */
+    MBO_CTR_MLKEM_ENCAPS,  /* ML-KEM-768 encapsulations */
+    MBO_CTR_MLKEM_DECAPS,  /* ML-KEM-768 decapsulations */
     MBO_NUM_COUNTERS
 };
 
@@ -381,5 +386,23 @@ mbc_err mbo_ecdh(const mbc_ec_priv_key *key, uint8_t *out, const uint8_t *peer, 
 mbc_err mbo_ecdsa_sign(const mbc_ec_priv_key *key, uint8_t *sig, const uint8_t *dgst, size_t dlen);
 mbc_err mbo_ecdsa_verify(const mbc_ec_pub_key *key, const uint8_t *sig, const uint8_t *dgst,
                          size_t dlen);
+
+/* ---------------------------------------------------------------- ML-KEM */
+
+/*
+ * ML-KEM-768 (mlkem.c), counted. mbo_mlkem768_keygen, _encaps, _decaps:
+ * through mbo_run (batched inside an ASYNC job), random seed and m from
+ * the operating system; the sizes are MBC_MLKEM768_*_LEN. An ek failing the
+ * modulus check or a dk failing the hash check: MBC_ERR_BAD_PARAM.
+ * mbo_mlkem768_keygen_seed (seed d || z, 64 bytes) and mbo_mlkem768_encaps_m
+ * (a given m, 32 bytes): the deterministic forms, one request through
+ * mbo_call.
+ */
+mbc_err mbo_mlkem768_keygen(uint8_t *ek, uint8_t *dk);
+mbc_err mbo_mlkem768_encaps(uint8_t *ct, uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek);
+mbc_err mbo_mlkem768_decaps(uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ct, const uint8_t *dk);
+mbc_err mbo_mlkem768_keygen_seed(uint8_t *ek, uint8_t *dk, const uint8_t *seed);
+mbc_err mbo_mlkem768_encaps_m(uint8_t *ct, uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek,
+                              const uint8_t *m);
 
 #endif /* MBC_OPENSSL_COMMON_MBO_H */

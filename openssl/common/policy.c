@@ -33,6 +33,7 @@ static const struct {
     {MBO_FAM_X25519, MBC_ALG_X25519, 1u << MBC_OP_X25519_DERIVE},
     {MBO_FAM_ECDH, MBC_ALG_EC, 1u << MBC_OP_ECDH},
     {MBO_FAM_ECDSA, MBC_ALG_EC, 1u << MBC_OP_ECDSA_SIGN},
+    {MBO_FAM_MLKEM, MBC_ALG_MLKEM, 1u << MBC_OP_MLKEM768_ENCAPS},
 };
 
 unsigned mbo_policy_auto(void)
@@ -51,7 +52,7 @@ static const struct {
     unsigned fam;
 } names[] = {
     {"rsa", MBO_FAM_RSA},   {"aes-gcm", MBO_FAM_GCM}, {"x25519", MBO_FAM_X25519},
-    {"ecdh", MBO_FAM_ECDH}, {"ecdsa", MBO_FAM_ECDSA},
+    {"ecdh", MBO_FAM_ECDH}, {"ecdsa", MBO_FAM_ECDSA}, {"mlkem", MBO_FAM_MLKEM},
 };
 
 #define NUM_NAMES (sizeof(names) / sizeof(names[0]))

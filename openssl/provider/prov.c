@@ -344,7 +344,7 @@ static int get_params(void *provctx, OSSL_PARAM params[])
 /* ------------------------------------------------------------ algorithms */
 
 /* The provider implements every family of the serve policy. */
-const unsigned mbo_offered = MBO_FAM_ALL;
+const unsigned mbo_offered = MBO_FAM_ALL | MBO_FAM_MLKEM;
 
 /* Our EC keys serve both ECDH and ECDSA. */
 #define EC_KEY_FAMS (MBO_FAM_ECDH | MBO_FAM_ECDSA)
@@ -393,15 +393,57 @@ static const struct {
 };
 #define NUM_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
 
+/* OpenSSL 3.5's names of ML-KEM-768 and of the hybrid. */
+#define MLKEM768_NAMES "ML-KEM-768:MLKEM768:id-alg-ml-kem-768:2.16.840.1.101.3.4.4.2"
+#define X25519MLKEM768_NAMES "X25519MLKEM768"
+#define HYBRID_FAMS (MBO_FAM_MLKEM | MBO_FAM_X25519)
+#define P256MLKEM768_NAMES "SecP256r1MLKEM768"
+#define P256_HYBRID_FAMS (MBO_FAM_MLKEM | MBO_FAM_ECDH)
+
+/* The algorithms offered only when the core is OpenSSL 3.5 or later (which
+ * has ML-KEM: 3.0's libssl and EVP know no KEM groups), each when every
+ * one of its families is served. */
+static const struct {
+    int operation_id;
+    unsigned fams;
+    OSSL_ALGORITHM alg;
+} algorithms35[] = {
+    {OSSL_OP_KEYMGMT,
+     MBO_FAM_MLKEM,
+     {MLKEM768_NAMES, MBP_PROPS, mbp_mlkem768_keymgmt, "mbcrypto ML-KEM-768 keys"}},
+    {OSSL_OP_KEM, MBO_FAM_MLKEM, {MLKEM768_NAMES, MBP_PROPS, mbp_mlkem_kem, "mbcrypto ML-KEM-768"}},
+    {OSSL_OP_KEYMGMT,
+     HYBRID_FAMS,
+     {X25519MLKEM768_NAMES, MBP_PROPS, mbp_x25519mlkem768_keymgmt, "mbcrypto X25519MLKEM768 keys"}},
+    {OSSL_OP_KEM,
+     HYBRID_FAMS,
+     {X25519MLKEM768_NAMES, MBP_PROPS, mbp_mlkem_kem, "mbcrypto X25519MLKEM768"}},
+    {OSSL_OP_KEYMGMT,
+     P256_HYBRID_FAMS,
+     {P256MLKEM768_NAMES, MBP_PROPS, mbp_secp256r1mlkem768_keymgmt,
+      "mbcrypto SecP256r1MLKEM768 keys"}},
+    {OSSL_OP_KEM,
+     P256_HYBRID_FAMS,
+     {P256MLKEM768_NAMES, MBP_PROPS, mbp_mlkem_kem, "mbcrypto SecP256r1MLKEM768"}},
+};
+#define NUM_ALGORITHMS35 (sizeof(algorithms35) / sizeof(algorithms35[0]))
+
+/* served35: whether a row of algorithms35 (or kem_groups) of families fams
+ * is served by pc. */
+static int served35(const struct mbp_ctx *pc, unsigned fams)
+{
+    return pc->core35 && (mbo_policy() & fams) == fams;
+}
+
 /* The operations we have. Per operation, each loading (provider context)
  * keeps the algorithms the policy served at its init, NULL terminated. */
 static const int operations[] = {OSSL_OP_KEYMGMT, OSSL_OP_SIGNATURE, OSSL_OP_KEYEXCH,
-                                 OSSL_OP_CIPHER};
+                                 OSSL_OP_CIPHER, OSSL_OP_KEM};
 #define NUM_OPERATIONS (sizeof(operations) / sizeof(operations[0]))
-#define ROW (NUM_ALGORITHMS + 1)
+#define ROW (NUM_ALGORITHMS + NUM_ALGORITHMS35 + 1)
 
 /* make_served: the table of pc (NUM_OPERATIONS rows of ROW entries). */
-static OSSL_ALGORITHM *make_served(void)
+static OSSL_ALGORITHM *make_served(const struct mbp_ctx *pc)
 {
     OSSL_ALGORITHM *t = OPENSSL_zalloc(sizeof(*t) * NUM_OPERATIONS * ROW);
     if (t == NULL) {
@@ -413,6 +455,12 @@ static OSSL_ALGORITHM *make_served(void)
         for (size_t i = 0; i < NUM_ALGORITHMS; i++) {
             if (algorithms[i].operation_id == operations[o] && (algorithms[i].fams & served) != 0) {
                 t[o * ROW + n++] = algorithms[i].alg;
+            }
+        }
+        for (size_t i = 0; i < NUM_ALGORITHMS35; i++) {
+            if (algorithms35[i].operation_id == operations[o] &&
+                served35(pc, algorithms35[i].fams)) {
+                t[o * ROW + n++] = algorithms35[i].alg;
             }
         }
     }
@@ -447,11 +495,12 @@ static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, in
  * default provider (brainpool, the legacy TLS 1.2 curves) are not offered
  * by libssl 3.0 while our EC key management is served.
  */
-static const struct {
+struct tls_group {
     unsigned fam;
     const char *name, *internal, *alg;
     unsigned id, secbits;
-} tls_groups[] = {
+};
+static const struct tls_group tls_groups[] = {
     {MBO_FAM_X25519, "x25519", "X25519", "X25519", 29, 128},
     {EC_KEY_FAMS, "secp256r1", "prime256v1", "EC", 23, 128},
     {EC_KEY_FAMS, "P-256", "prime256v1", "EC", 23, 128},
@@ -463,37 +512,55 @@ static const struct {
 };
 
 #define TLS1_0 0x0301
+#define TLS1_3 0x0304
 #define DTLS1_0 0xFEFF
+
+/* announce: g to cb as a TLS-GROUP capability; kem: a KEM group of
+ * OpenSSL 3.5, announced as its default provider does (TLS 1.3 only, no
+ * DTLS, is-kem set), else every TLS and DTLS version from 1.0 on. */
+static int announce(const struct tls_group *g, int kem, OSSL_CALLBACK *cb, void *arg)
+{
+    unsigned id = g->id, secbits = g->secbits, is_kem = (unsigned)kem;
+    int min_tls = kem ? TLS1_3 : TLS1_0, max_tls = 0;
+    int min_dtls = kem ? -1 : DTLS1_0, max_dtls = kem ? -1 : 0;
+    OSSL_PARAM p[] = {
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, (char *)g->name, strlen(g->name)),
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, (char *)g->internal,
+                               strlen(g->internal)),
+        OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, (char *)g->alg, strlen(g->alg)),
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, &id),
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, &secbits),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, &min_tls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, &max_tls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, &min_dtls),
+        OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, &max_dtls),
+        OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_IS_KEM, &is_kem),
+        OSSL_PARAM_END,
+    };
+    return cb(p, arg);
+}
+
+/* The KEM groups of OpenSSL 3.5 whose algorithms we serve (algorithms35:
+ * fam is every family they need). */
+static const struct tls_group kem_groups[] = {
+    {HYBRID_FAMS, "X25519MLKEM768", "", X25519MLKEM768_NAMES, 4588, 192},
+    {MBO_FAM_MLKEM, "MLKEM768", "", "ML-KEM-768", 513, 192},
+    {P256_HYBRID_FAMS, "SecP256r1MLKEM768", "", P256MLKEM768_NAMES, 4587, 192},
+};
 
 static int get_capabilities(void *provctx, const char *capability, OSSL_CALLBACK *cb, void *arg)
 {
-    (void)provctx;
     if (strcasecmp(capability, "TLS-GROUP") != 0) {
         return 0;
     }
     const unsigned served = mbo_policy();
     for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++) {
-        if ((tls_groups[i].fam & served) == 0) {
-            continue;
+        if ((tls_groups[i].fam & served) != 0 && !announce(&tls_groups[i], 0, cb, arg)) {
+            return 0;
         }
-        unsigned id = tls_groups[i].id, secbits = tls_groups[i].secbits;
-        int min_tls = TLS1_0, max_tls = 0, min_dtls = DTLS1_0, max_dtls = 0;
-        OSSL_PARAM p[] = {
-            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, (char *)tls_groups[i].name,
-                                   strlen(tls_groups[i].name)),
-            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL,
-                                   (char *)tls_groups[i].internal, strlen(tls_groups[i].internal)),
-            OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, (char *)tls_groups[i].alg,
-                                   strlen(tls_groups[i].alg)),
-            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, &id),
-            OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, &secbits),
-            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, &min_tls),
-            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, &max_tls),
-            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, &min_dtls),
-            OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, &max_dtls),
-            OSSL_PARAM_END,
-        };
-        if (!cb(p, arg)) {
+    }
+    for (size_t i = 0; i < sizeof(kem_groups) / sizeof(kem_groups[0]); i++) {
+        if (served35(provctx, kem_groups[i].fam) && !announce(&kem_groups[i], 1, cb, arg)) {
             return 0;
         }
     }
@@ -518,6 +585,21 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))get_capabilities},
     {0, NULL},
 };
+
+/* core_is_35: whether the core's OpenSSL version (OSSL_PROV_PARAM_CORE_VERSION,
+ * "3.5.9") is 3.5 or later. */
+static int core_is_35(const OSSL_CORE_HANDLE *handle)
+{
+    const char *v = NULL;
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_VERSION, (char **)&v, 0),
+                      OSSL_PARAM_END};
+    unsigned major = 0, minor = 0;
+    if (c_get_params == NULL || !c_get_params(handle, p) || !OSSL_PARAM_modified(&p[0]) ||
+        v == NULL || sscanf(v, "%u.%u", &major, &minor) != 2) {
+        return 0;
+    }
+    return major > 3 || (major == 3 && minor >= 5);
+}
 
 /* serve_setting: the "serve" key of our openssl.cnf section, or NULL. */
 static const char *serve_setting(const OSSL_CORE_HANDLE *handle)
@@ -571,13 +653,14 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
         return 0;
     }
     pc->handle = handle;
+    pc->core35 = core_is_35(handle);
     pc->libctx = OSSL_LIB_CTX_new_child(handle, in);
     if (pc->libctx == NULL || !mbo_init(serve)) {
         OSSL_LIB_CTX_free(pc->libctx);
         OPENSSL_free(pc);
         return 0;
     }
-    if ((pc->served = make_served()) == NULL) {
+    if ((pc->served = make_served(pc)) == NULL) {
         teardown(pc);
         return 0;
     }

@@ -20,6 +20,7 @@ struct mbp_ctx {
                              * digests and random numbers we use come from it */
     OSSL_ALGORITHM *served; /* what query_operation answers (prov.c), by the
                              * policy at init */
+    int core35;             /* the core (libcrypto) is OpenSSL 3.5 or later */
 };
 
 /* Reasons of the errors we raise (mbp_err); names in prov.c. */
@@ -196,6 +197,10 @@ extern const OSSL_DISPATCH mbp_ecdsa_signature[];
 extern const OSSL_DISPATCH mbp_aes128gcm[];
 extern const OSSL_DISPATCH mbp_aes192gcm[];
 extern const OSSL_DISPATCH mbp_aes256gcm[];
+extern const OSSL_DISPATCH mbp_mlkem768_keymgmt[];
+extern const OSSL_DISPATCH mbp_x25519mlkem768_keymgmt[];
+extern const OSSL_DISPATCH mbp_secp256r1mlkem768_keymgmt[];
+extern const OSSL_DISPATCH mbp_mlkem_kem[];
 
 /* mbp_rsa_key: our RSA key data (rsa_kmgmt.c): the standard components,
  * kept for export, and the mbcrypto key objects built once at import. */

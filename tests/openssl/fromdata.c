@@ -23,43 +23,10 @@
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
 
+#include "evp_tap.h"
+
 #define OURS "?provider=mbcrypto" /* preferred, as the README's openssl.cnf */
 #define THEIRS "provider=default"
-
-static OSSL_LIB_CTX *lib;
-static OSSL_PROVIDER *mbc;
-static int n_tests, n_failed;
-
-/* check: one TAP line for name (printf format), passed when ok. */
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s %d - ", ok ? "ok" : "not ok", ++n_tests);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    if (!ok) {
-        n_failed++;
-        unsigned long e;
-        while ((e = ERR_get_error()) != 0) {
-            char buf[256];
-            ERR_error_string_n(e, buf, sizeof(buf));
-            printf("#   %s\n", buf);
-        }
-    }
-    ERR_clear_error();
-}
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    char full[64];
-    snprintf(full, sizeof(full), "mbcrypto-%s", name);
-    OSSL_PARAM p[] = {OSSL_PARAM_uint64(full, &v), OSSL_PARAM_END};
-    return OSSL_PROVIDER_get_params(mbc, p) ? v : UINT64_MAX;
-}
 
 /* fromdata: a key from params by the key management props picks. */
 static EVP_PKEY *fromdata(OSSL_PARAM *params, int selection, const char *props)
@@ -72,12 +39,6 @@ static EVP_PKEY *fromdata(OSSL_PARAM *params, int selection, const char *props)
     }
     EVP_PKEY_CTX_free(c);
     return k;
-}
-
-static const char *provider_of(const EVP_PKEY *k)
-{
-    const OSSL_PROVIDER *p = k != NULL ? EVP_PKEY_get0_provider(k) : NULL;
-    return p != NULL ? OSSL_PROVIDER_get0_name(p) : "(none)";
 }
 
 /* sig: the signature of msg by k (operation props), with padding pad; its
@@ -305,15 +266,7 @@ static OSSL_PARAM *keygen(unsigned bits, unsigned primes)
 
 int main(void)
 {
-    const char *dir = getenv("MBC_PROVIDER_DIR");
-    setenv("MBCRYPTO_SERVE", "all", 1);
-    printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
-    if (dir == NULL || (lib = OSSL_LIB_CTX_new()) == NULL ||
-        !OSSL_PROVIDER_set_default_search_path(lib, dir) ||
-        (mbc = OSSL_PROVIDER_load(lib, "mbcrypto")) == NULL ||
-        OSSL_PROVIDER_load(lib, "default") == NULL) {
-        ERR_print_errors_fp(stdout);
-        printf("Bail out! providers not loaded (MBC_PROVIDER_DIR)\n");
+    if (!tap_start()) {
         return 1;
     }
     static const struct {

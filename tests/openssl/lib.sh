@@ -181,15 +181,15 @@ CLI_OPS=(c:ops-rsa-verify'>='1 c:ops-aes-gcm-encrypt'>='1 c:ops-aes-gcm-decrypt'
 # tls_case NAME WHO CERT "SERVER ARGS" "CLIENT ARGS" EXPECT...: openssl
 # s_server (-WWW, one connection) and s_client on 127.0.0.1; the client
 # fetches data.bin (made by the test in $scratch) and it must arrive byte
-# for byte. WHO: srv, cli or both: the side(s) loading mbcrypto with OURS
+# for byte. WHO: srv, cli, both or neither: the side(s) loading mbcrypto with OURS
 # (the other one runs the default provider alone). EXPECT: FILE:COUNTER>=N
 # or FILE:COUNTER=N with FILE s (server) or c (client).
 tls_case() {
     local name=$1 who=$2 cert=$3 sargs=$4 cargs=$5
     shift 5
     local sprov=("${DEFAULT_ONLY[@]}") cprov=("${DEFAULT_ONLY[@]}")
-    [ "$who" != cli ] && sprov=("${OURS[@]}")
-    [ "$who" != srv ] && cprov=("${OURS[@]}")
+    [ "$who" = srv ] || [ "$who" = both ] && sprov=("${OURS[@]}")
+    [ "$who" = cli ] || [ "$who" = both ] && cprov=("${OURS[@]}")
     local port sc="$scratch/$name.s" cc="$scratch/$name.c" out="$scratch/$name.out"
     rm -f "$sc" "$cc"
     port=$(free_port)
