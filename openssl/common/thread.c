@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -136,6 +137,10 @@ int mbo_init(const char *serve_cfg)
             key_made = 1;
             mbo_policy_setup(serve_cfg);
             mbo_counters_setup();
+            const char *lone = getenv(MBO_LONE_ENV);
+            if (lone != NULL && strcmp(lone, "0") == 0) {
+                mbo_set_lone_at_once(0);
+            }
         }
     }
     if (ok) {
