@@ -643,6 +643,100 @@ static void test_gcm_aead(void **state)
     }
 }
 
+/* seal_ossl: OpenSSL's ciphertext and tag of pt (64 bytes) with aad (13). */
+static void seal_ossl(size_t key_len, const uint8_t *key, const uint8_t *iv, const uint8_t *aad,
+                      const uint8_t *pt, uint8_t *ct, uint8_t *tag)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int l;
+    assert_true(EVP_EncryptInit_ex(c, mbt_ossl_gcm(key_len), NULL, key, iv) &&
+                EVP_EncryptUpdate(c, NULL, &l, aad, 13) && EVP_EncryptUpdate(c, ct, &l, pt, 64) &&
+                EVP_EncryptFinal_ex(c, ct + l, &l) &&
+                EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
+    EVP_CIPHER_CTX_free(c);
+}
+
+/* seal_ours: the same through g, re-initialised as EVP callers do for each
+ * message: key (NULL: none passed) and IV in the order asked. */
+static void seal_ours(struct mbo_gcm *g, size_t key_len, const uint8_t *key, const uint8_t *iv,
+                      int iv_first, const uint8_t *aad, const uint8_t *pt, uint8_t *ct,
+                      uint8_t *tag)
+{
+    if (iv_first) {
+        assert_true(mbo_gcm_set_iv(g, iv, 12));
+    }
+    if (key != NULL) {
+        assert_true(mbo_gcm_set_key(g, key, key_len));
+    }
+    if (!iv_first) {
+        assert_true(mbo_gcm_set_iv(g, iv, 12));
+    }
+    assert_true(mbo_gcm_update(g, NULL, aad, 13) && mbo_gcm_update(g, ct, pt, 64));
+    assert_true(mbo_gcm_final(g) && mbo_gcm_get_tag(g, tag, 16));
+}
+
+/* Re-initialising with the key (the cheap same-key check): the same bytes
+ * keep the key object; a key that differs in any one 8-byte word, or in
+ * length, gets a new one; no key passed keeps it; key before or after the
+ * IV. Every message against OpenSSL's. */
+static void test_gcm_rekey(void **state)
+{
+    (void)state;
+    for (size_t key_len = 16; key_len <= 32; key_len += 8) {
+        uint8_t key[32], key2[32], iv[12], aad[13], pt[64], ct[64], want[64], tag[16], wtag[16];
+        mbt_rand_bytes(key, sizeof(key));
+        mbt_rand_bytes(aad, sizeof(aad));
+        mbt_rand_bytes(pt, sizeof(pt));
+        struct mbo_gcm g;
+        mbo_gcm_init(&g, 1);
+        for (size_t step = 0; step < 2 + key_len / 8; step++) {
+            mbt_rand_bytes(iv, sizeof(iv));
+            const struct mbo_gcm_key *before = g.key;
+            const uint8_t *k = key;
+            if (step == 1) {
+                k = NULL; /* no key passed */
+            } else if (step >= 2) {
+                /* one bit of word step - 2 flipped: a new key */
+                memcpy(key2, key, sizeof(key2));
+                key2[(step - 2) * 8 + 3] ^= 0x10;
+                k = key2;
+            }
+            seal_ours(&g, key_len, k, iv, (int)(step & 1), aad, pt, ct, tag);
+            seal_ossl(key_len, k != NULL ? k : key, iv, aad, pt, want, wtag);
+            assert_memory_equal(ct, want, sizeof(ct));
+            assert_memory_equal(tag, wtag, 16);
+            if (step == 0 && before == NULL) {
+                assert_non_null(g.key);
+            } else if (step == 1) {
+                assert_ptr_equal(g.key, before);
+            } else if (step >= 2) {
+                assert_ptr_not_equal(g.key, before);
+                /* back to the first key: a new object again, then kept */
+                const struct mbo_gcm_key *second = g.key;
+                seal_ours(&g, key_len, key, iv, 0, aad, pt, ct, tag);
+                assert_ptr_not_equal(g.key, second);
+                const struct mbo_gcm_key *third = g.key;
+                seal_ours(&g, key_len, key, iv, 1, aad, pt, ct, tag);
+                assert_ptr_equal(g.key, third);
+                seal_ossl(key_len, key, iv, aad, pt, want, wtag);
+                assert_memory_equal(ct, want, sizeof(ct));
+                assert_memory_equal(tag, wtag, 16);
+            }
+        }
+        /* The same first bytes at another length: a new key object. */
+        if (key_len > 16) {
+            const struct mbo_gcm_key *before = g.key;
+            mbt_rand_bytes(iv, sizeof(iv));
+            seal_ours(&g, 16, key, iv, 0, aad, pt, ct, tag);
+            assert_ptr_not_equal(g.key, before);
+            seal_ossl(16, key, iv, aad, pt, want, wtag);
+            assert_memory_equal(ct, want, sizeof(ct));
+            assert_memory_equal(tag, wtag, 16);
+        }
+        mbo_gcm_cleanup(&g);
+    }
+}
+
 /* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
  * AAD's record length, truncated and forged records. */
 static void test_gcm_tls(void **state)
@@ -739,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
         cmocka_unit_test(test_gcm_tls),         cmocka_unit_test(test_lone_at_once),
+        cmocka_unit_test(test_gcm_rekey),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

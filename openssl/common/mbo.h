@@ -310,6 +310,7 @@ struct mbo_gcm {
     int iv_gen;     /* TLS: the fixed IV was set; iv counts records */
     int started;    /* ctx holds a message in progress */
     int data_seen;  /* the message had a non-empty data piece */
+    int touched;    /* the message had an AAD or data call */
     int shadow_on;  /* opening: shadow seals the plaintext (see above) */
     size_t tag_len; /* the tag buffer's length; 0: no tag */
     int tag_fresh;  /* a tag was set since the last message ended */
