@@ -11,15 +11,16 @@
 #     --only LIST       comma-separated row names (default: all; see --list)
 #     --list            print the row names and exit
 #     --profile         also sample HAProxy (perf record -e cpu-clock) during
-#                       each 64-connection row, with either provider, and
+#                       each 64-connection row (--profile-at), with either
+#                       provider, and
 #                       split its CPU into mbcrypto, libcrypto, libssl,
 #                       HAProxy, kernel, with its hottest symbols
 #     --no-async        HAProxy with mbcrypto without ssl-mode-async (every
 #                       request at once, on the calling thread: no batching)
-#     --perf-dir DIR    keep the perf reports (perf-ROW-WITH-CONNS.txt) in DIR
-#                       (PERF_FREQ: samples per second, default 2000)
 #     --profile-at "C"  the connection counts --profile samples (default 64;
-#                       e.g. "1 64"; the bulk rows run at 1 and 64)
+#                       e.g. "1 64"; the bulk rows run at 1 and 64);
+#                       PERF_FREQ: samples per second (default 2000)
+#     --perf-dir DIR    keep the perf reports (perf-ROW-WITH-CONNS.txt) in DIR
 #
 # HAProxy (Debian's stock package, one thread, ssl-mode-async with mbcrypto)
 # runs pinned to CPU 1 and h2load to CPU 0, both on 127.0.0.1. For each row:
