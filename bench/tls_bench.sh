@@ -11,9 +11,16 @@
 #     --only LIST       comma-separated row names (default: all; see --list)
 #     --list            print the row names and exit
 #     --profile         also sample HAProxy (perf record -e cpu-clock) during
-#                       each 64-connection row, with either provider, and
+#                       each 64-connection row (--profile-at), with either
+#                       provider, and
 #                       split its CPU into mbcrypto, libcrypto, libssl,
 #                       HAProxy, kernel, with its hottest symbols
+#     --no-async        HAProxy with mbcrypto without ssl-mode-async (every
+#                       request at once, on the calling thread: no batching)
+#     --profile-at "C"  the connection counts --profile samples (default 64;
+#                       e.g. "1 64"; the bulk rows run at 1 and 64);
+#                       PERF_FREQ: samples per second (default 2000)
+#     --perf-dir DIR    keep the perf reports (perf-ROW-WITH-CONNS.txt) in DIR
 #
 # HAProxy (Debian's stock package, one thread, ssl-mode-async with mbcrypto)
 # runs pinned to CPU 1 and h2load to CPU 0, both on 127.0.0.1. For each row:
@@ -43,6 +50,9 @@ dur=4
 conns="1 8 64"
 only=""
 profile=0
+profile_at=64
+async=1
+perf_dir=""
 all_rows="rsa-x25519 ecdsa-x25519 ecdsa-p256 tls12-rsa tls12-ecdsa bulk-1k bulk-64k"
 build=""
 while [ $# -gt 0 ]; do
@@ -53,6 +63,9 @@ while [ $# -gt 0 ]; do
     --only) only=${2//,/ }; shift 2 ;;
     --list) echo "$all_rows"; exit 0 ;;
     --profile) profile=1; shift ;;
+    --profile-at) profile_at=$2; shift 2 ;;
+    --perf-dir) perf_dir=$2; shift 2 ;;
+    --no-async) async=0; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "tls_bench: unknown option $1" >&2; exit 2 ;;
     *) build=$1; shift ;;
@@ -78,6 +91,9 @@ cleanup() {
     if [ -n "$hpid" ]; then
         kill "$hpid" 2>/dev/null || true
         wait "$hpid" 2>/dev/null || true
+    fi
+    if [ -n "$perf_dir" ]; then
+        mkdir -p "$perf_dir" && cp "$tmp"/perf-*.txt "$perf_dir"/ 2>/dev/null || true
     fi
     rm -rf "$tmp"
 }
@@ -139,7 +155,7 @@ haproxy_cfg() {
         echo "    ssl-provider mbcrypto"
         echo "    ssl-provider default"
         echo "    ssl-propquery ?provider=mbcrypto"
-        echo "    ssl-mode-async"
+        if [ "$async" = 1 ]; then echo "    ssl-mode-async"; fi
     fi
     cat <<CFG
 defaults
@@ -226,10 +242,10 @@ h2load_loop() {
 # profile_split: perf record HAProxy for $dur seconds (while a load runs) and
 # print the shares of its samples by object.
 profile_split() {
-    perf record -q -e cpu-clock -F 2000 -p "$hpid" -o "$tmp/perf.data" -- sleep "$dur" \
+    perf record -q -e cpu-clock -F "${PERF_FREQ:-2000}" -p "$hpid" -o "$tmp/perf.data" -- sleep "$dur" \
         > /dev/null 2>&1 || return 0
     perf report -i "$tmp/perf.data" --no-children --sort dso,sym --stdio 2> /dev/null |
-        tee "$tmp/perf-$row-$with.txt" |
+        tee "$tmp/perf-$row-$with-$c.txt" |
         python3 -c '
 import re, sys
 shares = {}
@@ -267,7 +283,7 @@ for row in $rows; do
         start_haproxy "$with"
         for c in $cl; do
             prof=""
-            if [ "$profile" = 1 ] && [ "$c" = 64 ]; then
+            if [ "$profile" = 1 ] && [[ " $profile_at " == *" $c "* ]]; then
                 profile_split > "$tmp/prof" &
                 ppid=$!
                 res=$(h2load_loop "$mode" "$c")
@@ -342,14 +358,17 @@ import glob, os, subprocess
 profs = [r for r in rows if r["profile"] != "-"]
 if profs:
     print()
-    print("HAProxy's CPU split (perf record -e cpu-clock, % of samples), 64 connections:")
+    print("HAProxy's CPU split (perf record -e cpu-clock, % of samples):")
     for r in profs:
-        print("  %-13s %-8s %s" % (r["row"], r["provider"], r["profile"]))
+        print("  %-13s %2d conns %-8s %s" % (r["row"], r["connections"], r["provider"],
+                                           r["profile"]))
     for r in profs:
-        path = os.path.join(tmp, "perf-%s-%d.txt" % (r["row"], r["provider"] == "mbcrypto"))
+        path = os.path.join(tmp, "perf-%s-%d-%d.txt" % (r["row"], r["provider"] == "mbcrypto",
+                                                        r["connections"]))
         if not os.path.exists(path):
             continue
-        print("  %s, %s, hottest symbols:" % (r["row"], r["provider"]))
+        print("  %s, %d conns, %s, hottest symbols:" % (r["row"], r["connections"],
+                                                       r["provider"]))
         top = [l.rstrip() for l in open(path) if l.strip() and not l.startswith("#")][:10]
         for l in top:
             print("    " + " ".join(l.split()))

@@ -319,6 +319,83 @@ static void test_max_wait(void **state)
     ASYNC_WAIT_CTX_free(j.ctx);
 }
 
+/* lone_job: one lone request in a job of its own; returns what its first
+ * start gave (ASYNC_PAUSE or ASYNC_FINISH), having run it to the end and
+ * checked its result. */
+static int lone_job(int is_priv)
+{
+    struct rsa_req r;
+    struct job j;
+    req_init(&r, is_priv);
+    const int first = job_start(&j, &r);
+    int st = first;
+    while (st == ASYNC_PAUSE) {
+        st = job_step(&j);
+    }
+    assert_int_equal(st, ASYNC_FINISH);
+    req_check(&r);
+    ASYNC_WAIT_CTX_free(j.ctx);
+    return first;
+}
+
+/* The lone-request rule: after four pauses in a row that nobody joined, a
+ * lone request runs at once (counted, same result), every fourth pauses as
+ * a probe; a probe joined by another request ends the streak. Off, or
+ * with a max wait set, every request pauses. */
+static void test_lone_at_once(void **state)
+{
+    (void)state;
+    mbo_set_lone_at_once(1);
+    const uint64_t at_once = ctr(MBO_CTR_ASYNC_AT_ONCE);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(lone_job(i & 1), ASYNC_PAUSE);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(lone_job(i & 1), ASYNC_FINISH);
+        }
+        assert_int_equal(lone_job(1), ASYNC_PAUSE); /* the probe, joined by nobody */
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 6);
+    /* Three at once again, then the probe; a request that finds the probe
+     * waiting joins it instead of running at once. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(lone_job(0), ASYNC_FINISH);
+    }
+    struct rsa_req r[2];
+    struct job j[2];
+    req_init(&r[0], 1);
+    req_init(&r[1], 1);
+    assert_int_equal(job_start(&j[0], &r[0]), ASYNC_PAUSE); /* the probe */
+    assert_int_equal(job_start(&j[1], &r[1]), ASYNC_PAUSE); /* joins it */
+    const uint64_t batched = ctr(MBO_CTR_BATCHED);
+    assert_int_equal(job_step(&j[1]), ASYNC_FINISH);
+    assert_int_equal(job_step(&j[0]), ASYNC_FINISH);
+    assert_int_equal(ctr(MBO_CTR_BATCHED), batched + 2);
+    for (int i = 0; i < 2; i++) {
+        req_check(&r[i]);
+        ASYNC_WAIT_CTX_free(j[i].ctx);
+    }
+    /* They met: the streak is over, lone requests pause again. */
+    assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
+    /* Three more make four lone pauses in a row; with a max wait, and with
+     * the rule off, no request runs at once even so. */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    }
+    assert_true(mbo_set_max_wait_us(1));
+    assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    assert_true(mbo_set_max_wait_us(0));
+    mbo_set_lone_at_once(0);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(lone_job(1), ASYNC_PAUSE);
+    }
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
+    mbo_set_lone_at_once(1);
+}
+
 /* Four private requests fill a batch: the fourth runs it inside its submit
  * and does not pause; the three paused ones find their results on resume
  * without a flush. */
@@ -566,6 +643,100 @@ static void test_gcm_aead(void **state)
     }
 }
 
+/* seal_ossl: OpenSSL's ciphertext and tag of pt (64 bytes) with aad (13). */
+static void seal_ossl(size_t key_len, const uint8_t *key, const uint8_t *iv, const uint8_t *aad,
+                      const uint8_t *pt, uint8_t *ct, uint8_t *tag)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int l;
+    assert_true(EVP_EncryptInit_ex(c, mbt_ossl_gcm(key_len), NULL, key, iv) &&
+                EVP_EncryptUpdate(c, NULL, &l, aad, 13) && EVP_EncryptUpdate(c, ct, &l, pt, 64) &&
+                EVP_EncryptFinal_ex(c, ct + l, &l) &&
+                EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
+    EVP_CIPHER_CTX_free(c);
+}
+
+/* seal_ours: the same through g, re-initialised as EVP callers do for each
+ * message: key (NULL: none passed) and IV in the order asked. */
+static void seal_ours(struct mbo_gcm *g, size_t key_len, const uint8_t *key, const uint8_t *iv,
+                      int iv_first, const uint8_t *aad, const uint8_t *pt, uint8_t *ct,
+                      uint8_t *tag)
+{
+    if (iv_first) {
+        assert_true(mbo_gcm_set_iv(g, iv, 12));
+    }
+    if (key != NULL) {
+        assert_true(mbo_gcm_set_key(g, key, key_len));
+    }
+    if (!iv_first) {
+        assert_true(mbo_gcm_set_iv(g, iv, 12));
+    }
+    assert_true(mbo_gcm_update(g, NULL, aad, 13) && mbo_gcm_update(g, ct, pt, 64));
+    assert_true(mbo_gcm_final(g) && mbo_gcm_get_tag(g, tag, 16));
+}
+
+/* Re-initialising with the key (the cheap same-key check): the same bytes
+ * keep the key object; a key that differs in any one 8-byte word, or in
+ * length, gets a new one; no key passed keeps it; key before or after the
+ * IV. Every message against OpenSSL's. */
+static void test_gcm_rekey(void **state)
+{
+    (void)state;
+    for (size_t key_len = 16; key_len <= 32; key_len += 8) {
+        uint8_t key[32], key2[32], iv[12], aad[13], pt[64], ct[64], want[64], tag[16], wtag[16];
+        mbt_rand_bytes(key, sizeof(key));
+        mbt_rand_bytes(aad, sizeof(aad));
+        mbt_rand_bytes(pt, sizeof(pt));
+        struct mbo_gcm g;
+        mbo_gcm_init(&g, 1);
+        for (size_t step = 0; step < 2 + key_len / 8; step++) {
+            mbt_rand_bytes(iv, sizeof(iv));
+            const struct mbo_gcm_key *before = g.key;
+            const uint8_t *k = key;
+            if (step == 1) {
+                k = NULL; /* no key passed */
+            } else if (step >= 2) {
+                /* one bit of word step - 2 flipped: a new key */
+                memcpy(key2, key, sizeof(key2));
+                key2[(step - 2) * 8 + 3] ^= 0x10;
+                k = key2;
+            }
+            seal_ours(&g, key_len, k, iv, (int)(step & 1), aad, pt, ct, tag);
+            seal_ossl(key_len, k != NULL ? k : key, iv, aad, pt, want, wtag);
+            assert_memory_equal(ct, want, sizeof(ct));
+            assert_memory_equal(tag, wtag, 16);
+            if (step == 0 && before == NULL) {
+                assert_non_null(g.key);
+            } else if (step == 1) {
+                assert_ptr_equal(g.key, before);
+            } else if (step >= 2) {
+                assert_ptr_not_equal(g.key, before);
+                /* back to the first key: a new object again, then kept */
+                const struct mbo_gcm_key *second = g.key;
+                seal_ours(&g, key_len, key, iv, 0, aad, pt, ct, tag);
+                assert_ptr_not_equal(g.key, second);
+                const struct mbo_gcm_key *third = g.key;
+                seal_ours(&g, key_len, key, iv, 1, aad, pt, ct, tag);
+                assert_ptr_equal(g.key, third);
+                seal_ossl(key_len, key, iv, aad, pt, want, wtag);
+                assert_memory_equal(ct, want, sizeof(ct));
+                assert_memory_equal(tag, wtag, 16);
+            }
+        }
+        /* The same first bytes at another length: a new key object. */
+        if (key_len > 16) {
+            const struct mbo_gcm_key *before = g.key;
+            mbt_rand_bytes(iv, sizeof(iv));
+            seal_ours(&g, 16, key, iv, 0, aad, pt, ct, tag);
+            assert_ptr_not_equal(g.key, before);
+            seal_ossl(16, key, iv, aad, pt, want, wtag);
+            assert_memory_equal(ct, want, sizeof(ct));
+            assert_memory_equal(tag, wtag, 16);
+        }
+        mbo_gcm_cleanup(&g);
+    }
+}
+
 /* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
  * AAD's record length, truncated and forged records. */
 static void test_gcm_tls(void **state)
@@ -661,7 +832,8 @@ int main(void)
         cmocka_unit_test(test_teardown_paused), cmocka_unit_test(test_pause_blocked),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
-        cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_gcm_tls),         cmocka_unit_test(test_lone_at_once),
+        cmocka_unit_test(test_gcm_rekey),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

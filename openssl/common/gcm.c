@@ -79,6 +79,7 @@ static int try_start(struct mbo_gcm *g)
     }
     g->iv_pending = 0;
     g->data_seen = 0;
+    g->touched = 0;
     return 1;
 }
 
@@ -111,13 +112,41 @@ void mbo_gcm_set_enc(struct mbo_gcm *g, int enc)
     }
 }
 
+/* same_key: whether the n bytes at a and b are equal (n a multiple of 8, at
+ * most 32), in a time that depends on n only: 64-bit words XORed and ORed
+ * together, one branch on the result. EVP callers re-initialise with the
+ * key for every message, and CRYPTO_memcmp's byte loop was 6.6% of a
+ * 64-byte AEAD message. */
+static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        d |= x ^ y;
+    }
+    return d == 0;
+}
+
+/* mbo_gcm_set_key: a message started by its IV and not yet fed (the key
+ * given after the IV, as OpenSSL's GCM allows) keeps that IV: with the same
+ * key it simply goes on, with another it restarts. */
 int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len)
 {
-    end_message(g);
-    if (g->key != NULL && g->key->len == key_len &&
-        CRYPTO_memcmp(g->key->bytes, key, key_len) == 0) {
+    const int untouched = g->started && !g->touched;
+    if (g->key != NULL && g->key->len == key_len && key_len % 8 == 0 &&
+        same_key(g->key->bytes, key, key_len)) {
         g->tls_records = 0;
+        if (untouched) {
+            return 1;
+        }
+        end_message(g);
         return try_start(g);
+    }
+    end_message(g);
+    if (untouched) {
+        g->iv_pending = 1;
     }
     struct mbo_gcm_key *k = OPENSSL_zalloc(sizeof(*k));
     if (k == NULL || key_len > sizeof(k->bytes)) {
@@ -203,6 +232,7 @@ int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t le
     if (!start_rand_iv(g)) {
         return 0;
     }
+    g->touched = 1;
     mbc_err err;
     if (out == NULL) {
         err = mbc_gcm_aad(&g->ctx, in, len);

@@ -141,6 +141,8 @@ enum mbo_counter {
     MBO_CTR_MLKEM_KEYGEN,  /* ML-KEM-768 key pairs generated (hybrid too) */
     MBO_CTR_MLKEM_ENCAPS,  /* ML-KEM-768 encapsulations */
     MBO_CTR_MLKEM_DECAPS,  /* ML-KEM-768 decapsulations */
+    MBO_CTR_ASYNC_AT_ONCE, /* requests in ASYNC jobs run at once by the
+                            * lone-request rule (mbo_run) */
     MBO_NUM_COUNTERS
 };
 
@@ -232,6 +234,22 @@ int mbo_call(void (*fn)(void *), void *arg);
 int mbo_set_max_wait_us(uint32_t us);
 uint32_t mbo_max_wait_us(void);
 
+/*
+ * The lone-request rule (on by default, only while no max wait is set): on
+ * a thread whose last LONE_AFTER (4) paused requests met nobody (no other
+ * request was submitted on the thread while they waited), a request that
+ * finds the batch manager empty runs at once, as outside a job, counted as
+ * async-at-once; every fourth such request still pauses (a probe), and a
+ * paused request that meets another ends the streak. So one connection at
+ * a time does not pay an event-loop round per request, and concurrent ones
+ * batch again from the first probe on. mbo_set_lone_at_once(0) turns it
+ * off (every request pauses, as described above; tests that count pauses),
+ * 1 on; either resets the calling thread's streak. The environment variable
+ * MBCRYPTO_LONE_AT_ONCE=0, read at the first mbo_init, turns it off too.
+ */
+#define MBO_LONE_ENV "MBCRYPTO_LONE_AT_ONCE"
+void mbo_set_lone_at_once(int on);
+
 /* mbo_wait_key: the key of our fd in an ASYNC_WAIT_CTX. */
 extern const char mbo_wait_key;
 
@@ -292,6 +310,7 @@ struct mbo_gcm {
     int iv_gen;     /* TLS: the fixed IV was set; iv counts records */
     int started;    /* ctx holds a message in progress */
     int data_seen;  /* the message had a non-empty data piece */
+    int touched;    /* the message had an AAD or data call */
     int shadow_on;  /* opening: shadow seals the plaintext (see above) */
     size_t tag_len; /* the tag buffer's length; 0: no tag */
     int tag_fresh;  /* a tag was set since the last message ended */
