@@ -13,6 +13,7 @@
 #include "../internal.h"
 #include "../test_hooks.h"
 #include "ec_adx.h"
+#include "ec_adx_inv.h"
 #include "ec_adx_tab.h"
 #include "fe64.h"
 #include "fe_p256_x64.h"
@@ -109,7 +110,6 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #define EC64_ADD fe64_add4
 #define EC64_SUB fe64_sub4
 #define EC64_N_MUL(r, a, b) fe64_mont_mul4(r, a, b, ec64_p256.n)
-#define EC64_P_INV fe_p256_inv
 #include "ec_adx_curve.h"
 #undef EC64_N
 #undef EC64_CV
@@ -119,7 +119,6 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #undef EC64_ADD
 #undef EC64_SUB
 #undef EC64_N_MUL
-#undef EC64_P_INV
 
 #define EC64_N 6
 #define EC64_CV ec64_p384
@@ -128,6 +127,15 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #undef EC64_N
 #undef EC64_CV
 #undef EC64_FN
+
+#if MBC_TEST_HOOKS
+void mbc_ec_adx_inv(unsigned curve, int mod_n, uint64_t *r, const uint64_t *a)
+{
+    const struct ec64_curve *c = curve == MBC_CURVE_P256 ? &ec64_p256 : &ec64_p384;
+    sg_inv(r, a, mod_n ? c->n_s62 : c->p_s62, mod_n ? c->n_minv62 : c->p_minv62, c->n_limbs,
+           c->sg_limbs, c->sg_batches);
+}
+#endif
 
 void mbc_ec_base_kern_adx(struct ec_base_args *a)
 {

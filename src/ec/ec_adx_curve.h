@@ -4,9 +4,9 @@
  *   EC64_N       the limbs of p and n (4, 6)
  *   EC64_CV      the curve's struct ec64_curve (ec_adx_tab.h)
  *   EC64_FN(x)   x with the curve's suffix (x##_p256)
- *   EC64_P_MUL, EC64_P_SQR, EC64_P_INV, EC64_N_MUL, EC64_ADD, EC64_SUB
- *                (optional): the curve's own multiply, square and inversion
- *                mod p, multiply mod n (its squares too), add and subtract
+ *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB
+ *                (optional): the curve's own multiply and square mod p,
+ *                multiply mod n, add and subtract
  *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
@@ -26,7 +26,7 @@
  *    window;
  *  - verification (public data): the comb indexed directly, and the
  *    variable-base ladder.
- * Inversions: Fermat's a^(m-2), fixed 4-bit windows of the public exponent.
+ * Inversions: the constant-time divsteps of ec_adx_inv.h.
  */
 
 #define N EC64_N
@@ -70,15 +70,6 @@ static void FN(n_mul)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
-static void FN(n_sqr)(uint64_t *r, const uint64_t *a)
-{
-#ifdef EC64_N_MUL
-    EC64_N_MUL(r, a, a);
-#else
-    fe64_mont_sqr(r, a, CV->n, CV->n_m0, N);
-#endif
-}
-
 static inline void FN(p_add)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
 #ifdef EC64_ADD
@@ -97,48 +88,23 @@ static inline void FN(p_sub)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
-/* pow_exp: r = a^e (Montgomery form in and out; one = R mod m) for the
- * public exponent e of N limbs: 4-bit fixed windows, 14 multiplies for the
- * table, a multiply per non-zero window. */
-static void FN(pow_exp)(uint64_t *r, const uint64_t *a, const uint64_t *e, const uint64_t *one,
-                        void (*mul)(uint64_t *, const uint64_t *, const uint64_t *),
-                        void (*sqr)(uint64_t *, const uint64_t *))
-{
-    FN(fe) tab[16];
-    memcpy(tab[0], one, sizeof(tab[0]));
-    memcpy(tab[1], a, sizeof(tab[1]));
-    for (unsigned i = 2; i < 16; i++) {
-        mul(tab[i], tab[i - 1], a);
-    }
-    FN(fe) acc;
-    memcpy(acc, tab[e[N - 1] >> 60], sizeof(acc));
-    for (unsigned w = 16 * N - 1; w-- > 0;) {
-        for (unsigned i = 0; i < 4; i++) {
-            sqr(acc, acc);
-        }
-        const unsigned x = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
-        if (x != 0) { /* public: a digit of m - 2 */
-            mul(acc, acc, tab[x]);
-        }
-    }
-    memcpy(r, acc, sizeof(acc));
-    mbc_memzero(tab, sizeof(tab));
-    mbc_memzero(acc, sizeof(acc));
-}
-
-/* p_inv: r = a^-1 R (a R in; 0 -> 0). n_inv: the same mod n. */
+/* p_inv: r = a^-1 R (a R in; 0 -> 0) by divsteps (ec_adx_inv.h), which
+ * give (a R)^-1 = a^-1 R^-1, times R^3 in a Montgomery product. n_inv: the
+ * same mod n. */
 static void FN(p_inv)(uint64_t *r, const uint64_t *a)
 {
-#ifdef EC64_P_INV
-    EC64_P_INV(r, a);
-#else
-    FN(pow_exp)(r, a, CV->p_exp, CV->p_one, FN(p_mul), FN(p_sqr));
-#endif
+    FN(fe) t;
+    sg_inv(t, a, CV->p_s62, CV->p_minv62, N, CV->sg_limbs, CV->sg_batches);
+    FN(p_mul)(r, t, CV->p_r3);
+    mbc_memzero(t, sizeof(t));
 }
 
 static void FN(n_inv)(uint64_t *r, const uint64_t *a)
 {
-    FN(pow_exp)(r, a, CV->n_exp, CV->n_one, FN(n_mul), FN(n_sqr));
+    FN(fe) t;
+    sg_inv(t, a, CV->n_s62, CV->n_minv62, N, CV->sg_limbs, CV->sg_batches);
+    FN(n_mul)(r, t, CV->n_r3);
+    mbc_memzero(t, sizeof(t));
 }
 
 /* reduce_n: r = a mod n for a < 2n (x(R) < p, or z < 2^bits). */

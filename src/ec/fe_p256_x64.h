@@ -371,46 +371,4 @@ static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
 }
 #endif
 
-/* fe_p256_inv: r = a^(p-2) = a^-1 R (a R in; 0 -> 0), by the addition chain
- * of p - 2: x_k = a^(2^k - 1) for k = 2, 3, 6, 12, 15, 30, 32, then
- * ((((x32 2^32 + 1) 2^128 + x32) 2^32 + x32) 2^30 + x30) 2^2 + 1 in the
- * exponent: 255 squarings, 12 multiplies. */
-static void fe_p256_sqr_n(uint64_t *r, const uint64_t *a, unsigned n)
-{
-    fe_p256_sqr(r, a);
-    for (unsigned i = 1; i < n; i++) {
-        fe_p256_sqr(r, r);
-    }
-}
-
-static void fe_p256_inv(uint64_t *r, const uint64_t *a)
-{
-    /* x[X_k] = a^(2^k - 1), built from x[base] squared sqr times, times x[by] */
-    enum { X1, X2, X3, X6, X12, X15, X30, X32, NX };
-    static const struct {
-        unsigned char to, base, sqr, by;
-    } chain[] = {
-        {X2, X1, 1, X1},   {X3, X2, 1, X1},     {X6, X3, 3, X3},   {X12, X6, 6, X6},
-        {X15, X12, 3, X3}, {X30, X15, 15, X15}, {X32, X30, 2, X2},
-    };
-    /* then the exponent x32 2^224 + 2^192 + x32 2^64 + x32 2^32 + x30 2^2 + 1 */
-    static const struct {
-        unsigned char sqr, by;
-    } tail[] = {{32, X1}, {128, X32}, {32, X32}, {30, X30}, {2, X1}};
-    uint64_t x[NX][4], t[4];
-    memcpy(x[X1], a, sizeof(x[X1]));
-    for (unsigned i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
-        fe_p256_sqr_n(t, x[chain[i].base], chain[i].sqr);
-        fe_p256_mul(x[chain[i].to], t, x[chain[i].by]);
-    }
-    memcpy(t, x[X32], sizeof(t));
-    for (unsigned i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
-        fe_p256_sqr_n(t, t, tail[i].sqr);
-        fe_p256_mul(t, t, x[tail[i].by]);
-    }
-    memcpy(r, t, sizeof(t));
-    mbc_memzero(x, sizeof(x));
-    mbc_memzero(t, sizeof(t));
-}
-
 #endif /* MBC_SRC_EC_FE_P256_X64_H */
