@@ -49,7 +49,7 @@ static const struct mbc_ec_impl ec_adx = {
                       .tier = MBC_TIER_SCALAR,
                       .lanes = MBC_LANES,
                       .fast_ops = 1u << MBC_OP_EC_KEYGEN_P384},
-             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
+             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2},
     .keygen = EC_ADX_SET(base),
     .sign = EC_ADX_SET(sign),
     .verify = EC_ADX_SET(verify),
@@ -95,7 +95,7 @@ EC_IFMA_ONE(sign, struct ec_sign_args, mbc_ec_sign_spread_kern_ifma)
 EC_IFMA_ONE(verify, struct ec_verify_args, mbc_ec_verify_kern_ifma4)
 EC_IFMA_ONE(ecdh, struct ec_ecdh_args, mbc_ec_ecdh_kern_ifma4)
 #undef EC_IFMA_ONE
-#define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX)
+#define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
 #define EC_IFMA_ONE_KERN(op, p384_kern) ifma_one_##op
 #else
 #define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
