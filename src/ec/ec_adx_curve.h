@@ -22,8 +22,8 @@
  *    entries (masks), a masked negation of y, one mixed addition whose
  *    result a zero digit discards; no doubling;
  *  - variable base (d P, ECDH): signed 5-bit windows over a table of
- *    0..16 P, 5 doublings, a scan of the 17 entries and one addition per
- *    window;
+ *    0..16 P, 5 doublings (in Jacobian coordinates, dbl_n), a scan of the
+ *    17 entries and one addition per window;
  *  - verification (public data): the comb indexed directly, and the
  *    variable-base ladder.
  * Inversions: the constant-time divsteps of ec_adx_inv.h.
@@ -232,6 +232,53 @@ static void FN(pt_dbl)(struct FN(pt) * r, const struct FN(pt) * p)
     fe64_select(r->y, inf, CV->p_one, t, N);
 }
 
+/* dbl_n: r = 2^n p (r may alias p) in Jacobian coordinates, which double
+ * at 4M + 4S against 7M + 3S: p is taken to (X Z, Y Z^2, Z) (x = X / Z^2,
+ * y = Y / Z^3), doubled n times by the a = -3 formulas (delta = Z^2,
+ * gamma = Y^2, beta = X gamma, alpha = 3 (X - delta)(X + delta):
+ * X' = alpha^2 - 8 beta, Y' = alpha (4 beta - X') - 8 gamma^2, Z' = 2 Y Z)
+ * and taken back to (X Z, Y, Z^3). The identity (Z = 0) stays Z = 0 through
+ * the doublings and is given Y = 1 by a mask at the end, as pt_dbl does. */
+static void FN(dbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
+{
+    FN(fe) x, y, z, delta, gamma, beta, alpha, t;
+    FP_SQR(t, p->z);
+    FP_MUL(x, p->x, p->z);
+    FP_MUL(y, p->y, t);
+    memcpy(z, p->z, sizeof(z));
+    for (unsigned i = 0; i < n; i++) {
+        FP_SQR(delta, z);
+        FP_SQR(gamma, y);
+        FP_MUL(beta, x, gamma);
+        FP_SUB(t, x, delta);
+        FP_ADD(alpha, x, delta);
+        FP_MUL(alpha, alpha, t);
+        FP_ADD(t, alpha, alpha);
+        FP_ADD(alpha, alpha, t);
+        FP_MUL(z, y, z);
+        FP_ADD(z, z, z);
+        FP_ADD(beta, beta, beta);
+        FP_ADD(beta, beta, beta); /* 4 beta */
+        FP_SQR(x, alpha);
+        FP_SUB(x, x, beta);
+        FP_SUB(x, x, beta);
+        FP_SUB(t, beta, x);
+        FP_MUL(t, alpha, t);
+        FP_SQR(gamma, gamma);
+        FP_ADD(gamma, gamma, gamma);
+        FP_ADD(gamma, gamma, gamma);
+        FP_ADD(gamma, gamma, gamma); /* 8 gamma^2 */
+        FP_SUB(y, t, gamma);
+    }
+    const uint64_t inf = fe64_is_zero(z, N);
+    FP_SQR(t, z);
+    FP_MUL(r->x, x, z);
+    FP_MUL(r->z, t, z);
+    fe64_select(r->y, inf, CV->p_one, y, N);
+    mbc_memzero(y, sizeof(y));
+    mbc_memzero(alpha, sizeof(alpha));
+}
+
 /* on_curve: all-ones if the affine (x, y) (Montgomery) is on the curve. */
 static uint64_t FN(on_curve)(const uint64_t *x, const uint64_t *y)
 {
@@ -359,9 +406,7 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
             *r = t;
             continue;
         }
-        for (unsigned s = 0; s < EC_WIN; s++) {
-            FN(pt_dbl)(r, r);
-        }
+        FN(dbl_n)(r, r, EC_WIN);
         FN(pt_add)(r, r, &t);
     }
     mbc_memzero(tab, sizeof(tab));
