@@ -380,9 +380,11 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
 #define EC64_VT_ENTRIES 17 /* 0..16 P */
 
 /* mul_var: r = e P (e plain, < n; P = (px, py) affine, Montgomery form, on
- * the curve): signed 5-bit windows over 0..16 P. */
+ * the curve): signed 5-bit windows over 0..16 P. vartime (verification,
+ * public e): the entry is read directly and the additions of zero digits
+ * skipped; else every entry of every window is read. */
 static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px,
-                        const uint64_t *py)
+                        const uint64_t *py, int vartime)
 {
     struct FN(pt) tab[EC64_VT_ENTRIES], t;
     FN(pt_identity)(&tab[0]);
@@ -400,14 +402,20 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
     for (unsigned i = nwin; i-- > 0;) {
         uint64_t neg;
         const uint64_t absd = ec64_booth(FN(win)(e, i, EC_WIN), EC_WIN, &neg);
-        ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
+        if (vartime) {
+            t = tab[absd];
+        } else {
+            ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
+        }
         FN(cneg)(t.y, neg);
         if (i == nwin - 1) {
             *r = t;
             continue;
         }
         FN(dbl_n)(r, r, EC_WIN);
-        FN(pt_add)(r, r, &t);
+        if (!vartime || absd != 0) { /* vartime: a public digit */
+            FN(pt_add)(r, r, &t);
+        }
     }
     mbc_memzero(tab, sizeof(tab));
     mbc_memzero(&t, sizeof(t));
@@ -501,7 +509,7 @@ static void FN(verify)(struct ec_verify_args *a)
     FN(mul_base)(&r1, u1, 1);
     FN(p_mul)(qx, qx, CV->p_rr);
     FN(p_mul)(qy, qy, CV->p_rr);
-    FN(mul_var)(&r2, u2, qx, qy);
+    FN(mul_var)(&r2, u2, qx, qy, 1);
     FN(pt_add)(&r1, &r1, &r2);
     const uint64_t finite = ~fe64_is_zero(r1.z, N);
     FN(p_mul)(t, r, CV->p_rr);
@@ -530,7 +538,7 @@ static void FN(ecdh)(struct ec_ecdh_args *a)
     const uint64_t peer = FN(on_curve)(px, py);
     fe64_select(px, peer, px, CV->gx, N);
     fe64_select(py, peer, py, CV->gy, N);
-    FN(mul_var)(&q, d, px, py);
+    FN(mul_var)(&q, d, px, py, 0);
     ec64_fault(q.x, a->fault_lanes);
     FN(to_affine)(x, y, &q);
     const uint64_t ok = peer & FN(on_curve)(x, y);
