@@ -17,6 +17,7 @@
 #include "ec_adx_tab.h"
 #include "fe64.h"
 #include "fe_p256_x64.h"
+#include "fe_p384_x64.h"
 
 /* fe64_mont_mul4 reads m0 6 limbs past the modulus */
 _Static_assert(offsetof(struct ec64_curve, p_m0) == offsetof(struct ec64_curve, p) + 48 &&
@@ -164,10 +165,16 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #define EC64_N 6
 #define EC64_CV ec64_p384
 #define EC64_FN(x) x##_p384
+#define EC64_P_MUL(r, a, b) fe64_mont_mul6(r, a, b, ec64_p384.p)
+#define EC64_P_SQR(r, a) fe64_mont_mul6(r, a, a, ec64_p384.p)
+#define EC64_N_MUL(r, a, b) fe64_mont_mul6(r, a, b, ec64_p384.n)
 #include "ec_adx_curve.h"
 #undef EC64_N
 #undef EC64_CV
 #undef EC64_FN
+#undef EC64_P_MUL
+#undef EC64_P_SQR
+#undef EC64_N_MUL
 
 #if MBC_TEST_HOOKS
 void mbc_ec_adx_inv(unsigned curve, int mod_n, uint64_t *r, const uint64_t *a)

@@ -9,9 +9,10 @@
  * ec_adx.c holds the curve-independent part (conversions, the kernels'
  * entry points) and instantiates ec_adx_curve.h once per curve (N = 4
  * limbs for P-256, 6 for P-384) on the field leaves of fe64.h (generic
- * Montgomery arithmetic over N limbs) and fe_p256_x64.h (P-256's p,
- * whose Montgomery digit is 1). The constants and the comb tables are
- * generated at build time by tools/gen_ec_adx.py from the curve
+ * Montgomery arithmetic over N limbs), fe_p256_x64.h (P-256's p,
+ * whose Montgomery digit is 1) and fe_p384_x64.h (MULX/ADX multiply on 6
+ * limbs, P-384's p and n); inversions by divsteps (ec_adx_inv.h). The
+ * constants and the comb tables are generated at build time by tools/gen_ec_adx.py from the curve
  * definitions of tools/gen_ec_consts.py, as ec_adx_tab.h (static
  * objects that only ec_adx.c includes: the compiler sees every constant).
  */
