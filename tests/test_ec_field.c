@@ -889,6 +889,21 @@ static void test_dispatch_hits(void **state)
 #endif
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 0);
     }
+#if MBC_HAVE_ADX
+    /* a lone P-384 key generation: the scalar kernel on adx and on ifma too */
+    if (!c) {
+        uint8_t d384[48], point384[97];
+        const unsigned long x384 = mbc_ec_kern_hits_adx;
+#if MBC_HAVE_IFMA
+        const unsigned long h384 = mbc_ec_kern_hits_ifma;
+#endif
+        assert_int_equal(mbc_ec_keygen(d384, point384, MBC_CURVE_P384), MBC_OK);
+        assert_int_equal(mbc_ec_kern_hits_adx - x384, 1);
+#if MBC_HAVE_IFMA
+        assert_int_equal(mbc_ec_kern_hits_ifma - h384, 0);
+#endif
+    }
+#endif
     mbc_ec_priv_key *key = NULL;
     assert_int_equal(mbc_ec_priv_key_new(&key, MBC_CURVE_P256, d, 32), MBC_OK);
     uint8_t sec[MBC_LANES][32];

@@ -66,16 +66,19 @@ static const struct mbc_ec_impl ec_adx = {
  * the batched rates through the provider's ASYNC jobs were measured above
  * OpenSSL's (README).
  *
- * A lone request: P-384 key generation and signing spread the fixed-base
- * windows over the 8 lanes (mbc_ec_base_spread_kern_ifma), P-384 ECDH and
- * verification run on the ymm build. A lone P-256 request of any operation
- * runs on the scalar kernels (ec_adx.c), measured here (Xeon family 6 model
- * 207, gcc 12, taskset -c 1, p50 of the single call on a loaded machine)
- * at ECDH 113 us against 150 us on the ymm build, verification 146 against
- * 200 us, signing and key generation within the noise of the spread kernel
- * (39 / 24 us against 38 / 23 us), which leaves the vector units to other
- * work and issues at one zmm multiply-add a cycle on Zen 4. Two requests
- * already take less time on the ymm build than twice the scalar one.
+ * A lone request of either curve and any operation runs on the scalar
+ * kernels (ec_adx.c), which leaves the vector units to other work and
+ * issues at one zmm multiply-add a cycle on Zen 4. Measured first for P-256
+ * (Xeon family 6 model 207, gcc 12, taskset -c 1, p50 of the single call,
+ * loaded machine: ECDH 113 us against 150 us on the ymm build, verification
+ * 146 against 200 us); since the MULX multiply of P-384 (fe_p384_x64.h)
+ * and the divsteps inversion also for P-384 (same machine, load 5-8, one
+ * run each): sign 111 us against 127 us on the spread kernel, verification
+ * 518 against 715 us and ECDH 389 against 504 us on the ymm build. Without
+ * the scalar tier, P-384 key generation and signing spread the fixed-base
+ * windows over the 8 lanes (mbc_ec_base_spread_kern_ifma) and every other
+ * lone request runs on the ymm build. Two requests already take less time
+ * on the ymm build than twice the scalar one for ECDH and verification.
  */
 #define EC_IFMA_SET(op, one_kern)                                                                  \
     {                                                                                              \
@@ -83,20 +86,8 @@ static const struct mbc_ec_impl ec_adx = {
         .plan = {.few_lanes = 4, .one_by_one = 1},                                                 \
     }
 #if MBC_HAVE_ADX
-/* ifma_one: the IFMA row's single-request kernel of op: the scalar kernel
- * for P-256, p384_kern for P-384. */
-#define EC_IFMA_ONE(op, args, p384_kern)                                                           \
-    static void ifma_one_##op(args *a)                                                             \
-    {                                                                                              \
-        (a->c->id == MBC_CURVE_P256 ? mbc_ec_##op##_kern_adx : (p384_kern))(a);                    \
-    }
-EC_IFMA_ONE(base, struct ec_base_args, mbc_ec_base_spread_kern_ifma)
-EC_IFMA_ONE(sign, struct ec_sign_args, mbc_ec_sign_spread_kern_ifma)
-EC_IFMA_ONE(verify, struct ec_verify_args, mbc_ec_verify_kern_ifma4)
-EC_IFMA_ONE(ecdh, struct ec_ecdh_args, mbc_ec_ecdh_kern_ifma4)
-#undef EC_IFMA_ONE
 #define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
-#define EC_IFMA_ONE_KERN(op, p384_kern) ifma_one_##op
+#define EC_IFMA_ONE_KERN(op, p384_kern) mbc_ec_##op##_kern_adx
 #else
 #define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
 #define EC_IFMA_ONE_KERN(op, p384_kern) (p384_kern)
