@@ -25,25 +25,20 @@
 
 #if !defined(MBC_MSAN)
 
+/* FE64_MAC1: the product of rdx and limb off of src into TL (low half, on
+ * the ADCX chain) and TH (high half, on ADOX); r8, r9 scratch */
+#define FE64_MAC1(src, off, TL, TH)                                                                \
+    "mulxq " off "(" src "), %%r8, %%r9\n\t"                                                       \
+    "adcxq %%r8, " TL "\n\t"                                                                       \
+    "adoxq %%r9, " TH "\n\t"
+
 /* t[T1..T5] += rdx a: T0..T5 name the accumulator limbs of this step
  * (T5 is zero on entry) */
 #define FE64_MAC4(src, T0, T1, T2, T3, T4, T5)                                                     \
-    "xorl %%eax, %%eax\n\t"                                                                        \
-    "mulxq 0(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T0 "\n\t"                                                                       \
-    "adoxq %%r9, " T1 "\n\t"                                                                       \
-    "mulxq 8(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T1 "\n\t"                                                                       \
-    "adoxq %%r9, " T2 "\n\t"                                                                       \
-    "mulxq 16(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T2 "\n\t"                                                                       \
-    "adoxq %%r9, " T3 "\n\t"                                                                       \
-    "mulxq 24(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T3 "\n\t"                                                                       \
-    "adoxq %%r9, " T4 "\n\t"                                                                       \
-    "adcxq %%rax, " T4 "\n\t"                                                                      \
-    "adoxq %%rax, " T5 "\n\t"                                                                      \
-    "adcxq %%rax, " T5 "\n\t"
+    "xorl %%eax, %%eax\n\t" FE64_MAC1(src, "0", T0, T1) FE64_MAC1(src, "8", T1, T2)                \
+        FE64_MAC1(src, "16", T2, T3) FE64_MAC1(src, "24", T3, T4) "adcxq %%rax, " T4 "\n\t"        \
+                                                                  "adoxq %%rax, " T5 "\n\t"        \
+                                                                  "adcxq %%rax, " T5 "\n\t"
 
 /* one step of CIOS for limb off of b: t += a b_i, then t += q m (q from
  * QUOT: the quotient digit into rdx from T0) */

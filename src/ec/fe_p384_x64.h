@@ -22,33 +22,17 @@
 #include <string.h>
 
 #include "fe64.h"
+#include "fe_p256_x64.h" /* FE64_MAC1 */
 
 #if !defined(MBC_MSAN)
 
 /* t[T0..T7] += rdx src (T7 zero on entry) */
 #define FE64_MAC6(src, T0, T1, T2, T3, T4, T5, T6, T7)                                             \
-    "xorl %%eax, %%eax\n\t"                                                                        \
-    "mulxq 0(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T0 "\n\t"                                                                       \
-    "adoxq %%r9, " T1 "\n\t"                                                                       \
-    "mulxq 8(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T1 "\n\t"                                                                       \
-    "adoxq %%r9, " T2 "\n\t"                                                                       \
-    "mulxq 16(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T2 "\n\t"                                                                       \
-    "adoxq %%r9, " T3 "\n\t"                                                                       \
-    "mulxq 24(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T3 "\n\t"                                                                       \
-    "adoxq %%r9, " T4 "\n\t"                                                                       \
-    "mulxq 32(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T4 "\n\t"                                                                       \
-    "adoxq %%r9, " T5 "\n\t"                                                                       \
-    "mulxq 40(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T5 "\n\t"                                                                       \
-    "adoxq %%r9, " T6 "\n\t"                                                                       \
-    "adcxq %%rax, " T6 "\n\t"                                                                      \
-    "adoxq %%rax, " T7 "\n\t"                                                                      \
-    "adcxq %%rax, " T7 "\n\t"
+    "xorl %%eax, %%eax\n\t" FE64_MAC1(src, "0", T0, T1) FE64_MAC1(src, "8", T1, T2)                \
+        FE64_MAC1(src, "16", T2, T3) FE64_MAC1(src, "24", T3, T4) FE64_MAC1(src, "32", T4, T5)     \
+            FE64_MAC1(src, "40", T5, T6) "adcxq %%rax, " T6 "\n\t"                                 \
+                                         "adoxq %%rax, " T7 "\n\t"                                 \
+                                         "adcxq %%rax, " T7 "\n\t"
 
 /* one CIOS step for the limb BI of b (a memory operand): t += a b_i, then
  * t += q m for q = t_0 m0 (T0 is zero after it: the next step's top) */
