@@ -34,10 +34,14 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * 7-bit windows for the fixed base) on every request, one by one; the
  * batch kernel, which only the tests' batch plan reaches, is the portable
  * 8-lane one. Measured against OpenSSL 3.0 (Xeon family 6 model 207, gcc
- * 12, mbc_bench --cpu-time, 8 requests a call): P-256 sign 0.84-0.91x,
- * verify 0.77-0.84x, ECDH 0.68-0.76x, keygen 0.65-0.67x; P-384 sign 5.1x,
- * verify 1.4x, ECDH 1.65x, keygen 10x. "auto" serves what is at OpenSSL's
- * speed for every curve its bit covers: P-384 key generation only.
+ * 12, MBCRYPTO_CPU_MASK=0x381ff mbc_bench --reps 3 p256 p384, 8 requests a
+ * call, load 9, one run): P-256 sign 1.18x, verify 0.87x, ECDH 0.85x,
+ * keygen 1.07x; P-384 sign 10x, verify 2.2x, ECDH 3.5x, keygen 14x (the
+ * same run of the tier before the divsteps inversion, AVX2 scans, Jacobian
+ * doublings and P-384 multiply: P-256 0.85x, 0.76x, 0.72x, 0.75x). "auto"
+ * serves what is at OpenSSL's speed for every curve its bit covers, with
+ * a margin the noise of that run (43% spread) does not give yet: P-384 key
+ * generation only.
  */
 #define EC_ADX_SET(op)                                                                             \
     {                                                                                              \
