@@ -889,6 +889,22 @@ static void test_dispatch_hits(void **state)
 #endif
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 0);
     }
+#if MBC_HAVE_ADX
+    /* a lone P-384 key generation: the scalar kernel on adx, the spread
+     * IFMA kernel on ifma */
+    if (!c) {
+        uint8_t d384[48], point384[97];
+        const unsigned long x384 = mbc_ec_kern_hits_adx;
+#if MBC_HAVE_IFMA
+        const unsigned long h384 = mbc_ec_kern_hits_ifma;
+#endif
+        assert_int_equal(mbc_ec_keygen(d384, point384, MBC_CURVE_P384), MBC_OK);
+        assert_int_equal(mbc_ec_kern_hits_adx - x384, adx);
+#if MBC_HAVE_IFMA
+        assert_int_equal(mbc_ec_kern_hits_ifma - h384, !adx);
+#endif
+    }
+#endif
     mbc_ec_priv_key *key = NULL;
     assert_int_equal(mbc_ec_priv_key_new(&key, MBC_CURVE_P256, d, 32), MBC_OK);
     uint8_t sec[MBC_LANES][32];
@@ -957,6 +973,116 @@ static void test_dispatch_hits(void **state)
     mbc_ec_priv_key_free(key);
 }
 
+#if MBC_HAVE_ADX
+/* bn_words: r (n 64-bit limbs) = a. */
+static void bn_words(uint64_t *r, const BIGNUM *a, unsigned n)
+{
+    uint8_t be[48];
+    assert_true(BN_bn2binpad(a, be, (int)(8 * n)) == (int)(8 * n));
+    for (unsigned j = 0; j < n; j++) {
+        r[j] = 0;
+        for (unsigned b = 0; b < 8; b++) {
+            r[j] |= (uint64_t)be[8 * (n - 1 - j) + 7 - b] << (8 * b);
+        }
+    }
+}
+
+/* test_adx_inv: the scalar kernels' divsteps inversion mod p and mod n of
+ * each curve against BN_mod_inverse: 0 -> 0, 1, 2, m - 1, m - 2, powers
+ * of two, all-ones limbs below m, values near m / 2, and random ones. */
+static void test_adx_inv(void **state)
+{
+    (void)state;
+    const uint64_t need = MBC_CPU_BMI2 | MBC_CPU_ADX;
+    if ((mbc_cpu_restrict(~0ull) & need) != need) {
+        print_message("no BMI2/ADX on this CPU: the scalar kernels' inversion is not run\n");
+        skip();
+    }
+    BN_CTX *ctx = BN_CTX_new();
+    for (unsigned ci = 0; ci < NCURVES; ci++) {
+        const struct ec_curve *c = curves[ci];
+        const unsigned n = c->id == MBC_CURVE_P256 ? 4 : 6;
+        EC_GROUP *g = group_of(c);
+        for (int mod_n = 0; mod_n < 2; mod_n++) {
+            BIGNUM *m = BN_new();
+            if (mod_n) {
+                BN_copy(m, EC_GROUP_get0_order(g));
+            } else {
+                assert_true(EC_GROUP_get_curve(g, m, NULL, NULL, ctx));
+            }
+            const unsigned count = mbt_scale(300);
+            for (unsigned i = 0; i < count + 12; i++) {
+                BIGNUM *a = BN_new();
+                switch (i) {
+                case 0:
+                    BN_zero(a);
+                    break;
+                case 1:
+                    BN_one(a);
+                    break;
+                case 2:
+                    BN_set_word(a, 2);
+                    break;
+                case 3:
+                    BN_sub(a, m, BN_value_one());
+                    break;
+                case 4:
+                    BN_sub(a, m, BN_value_one());
+                    BN_sub_word(a, 1);
+                    break;
+                case 5:
+                    BN_rshift1(a, m);
+                    break;
+                case 6:
+                    BN_rshift1(a, m);
+                    BN_add_word(a, 1);
+                    break;
+                case 7:
+                    BN_set_bit(a, 64 * n - 2);
+                    break;
+                case 8:
+                    BN_set_bit(a, 61);
+                    break;
+                case 9:
+                    BN_set_bit(a, 62);
+                    break;
+                case 10:
+                    BN_set_bit(a, 124);
+                    BN_sub_word(a, 1);
+                    break;
+                case 11:
+                    BN_lshift(a, BN_value_one(), 64 * n - 64);
+                    BN_sub_word(a, 1);
+                    break;
+                default:
+                    assert_true(BN_rand_range(a, m));
+                }
+                uint64_t aw[6], rw[6], ew[6] = {0};
+                bn_words(aw, a, n);
+                mbc_ec_adx_inv(c->id, mod_n, rw, aw);
+                if (!BN_is_zero(a)) {
+                    BIGNUM *e = BN_mod_inverse(NULL, a, m, ctx);
+                    assert_non_null(e);
+                    bn_words(ew, e, n);
+                    BN_free(e);
+                }
+                if (memcmp(rw, ew, 8 * n) != 0) {
+                    char *ah = BN_bn2hex(a);
+                    print_error("P-%u inverse mod %s of %s wrong\n", c->bits, mod_n ? "n" : "p",
+                                ah);
+                    OPENSSL_free(ah);
+                    fail();
+                }
+                BN_free(a);
+            }
+            BN_free(m);
+        }
+        EC_GROUP_free(g);
+    }
+    BN_CTX_free(ctx);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -967,6 +1093,9 @@ int main(void)
         MBT_IMPL_TESTS(test_spread),
         MBT_EC_IMPL_TESTS(test_dispatch_hits),
         {"test_ifma4/ifma", test_ifma4, NULL, NULL, (void *)"ifma"},
+#if MBC_HAVE_ADX
+        cmocka_unit_test(test_adx_inv),
+#endif
     };
     return mbt_run("ec_field", tests);
 }

@@ -9,8 +9,10 @@ P-256 and 330 KiB for P-384, too large to keep in the repository.
     python3 tools/gen_ec_adx.py ec_adx_tab.h
 
 Per curve: the moduli p and n in 64-bit limbs (little-endian), their
-Montgomery constants for R = 2^(64 N), b and G in Montgomery form, the
-Fermat exponents p - 2 and n - 2, and the comb table: for each of the
+Montgomery constants for R = 2^(64 N), b and G in Montgomery form, p and
+n in signed 62-bit limbs with their inverses mod 2^62 and the number of
+batches of 62 divsteps an inversion needs (src/ec/ec_adx_inv.h), and the
+comb table: for each of the
 ceil((bits + 1) / 7) signed windows of 7 bits, the affine points
 j 2^(7 i) G, j = 1..64, Montgomery form, fully reduced (x limbs, then y).
 Every table point is checked on the curve.
@@ -78,12 +80,21 @@ def main():
         w("};\n\n")
         w("static const struct ec64_curve ec64_%s = {\n" % name)
         w("    .n_limbs = %d,\n    .nwin_comb = %d,\n" % (N, nwin))
+        # 62-bit limbs for bits + 2 (sign and the growth of a batch); the
+        # divsteps bound of Bernstein-Yang theorem 11.2 for d >= 46
+        sg_limbs = (bits + 2 + 61) // 62
+        steps = -(-(49 * bits + 57) // 17)
+        assert bits >= 46 and sg_limbs <= 7
+        w("    .sg_limbs = %d,\n    .sg_batches = %d,\n" % (sg_limbs, -(-steps // 62)))
         for f, m in (("p", p), ("n", n)):
             w("    .%s = %s,\n" % (f, arr(limbs(m, N))))
             w("    .%s_m0 = 0x%016xull,\n" % (f, (-pow(m, -1, 2**64)) % 2**64))
             w("    .%s_one = %s,\n" % (f, arr(limbs(R % m, N))))
             w("    .%s_rr = %s,\n" % (f, arr(limbs(R * R % m, N))))
-            w("    .%s_exp = %s,\n" % (f, arr(limbs(m - 2, N))))
+            w("    .%s_r3 = %s,\n" % (f, arr(limbs(R * R * R % m, N))))
+            w("    .%s_s62 = {%s},\n" % (f, ", ".join(
+                "%dll" % ((m >> (62 * j)) & (2**62 - 1)) for j in range(sg_limbs))))
+            w("    .%s_minv62 = 0x%016xull,\n" % (f, pow(m, -1, 2**62)))
         w("    .b = %s,\n" % arr(limbs(c["b"] * R % p, N)))
         w("    .gx = %s,\n" % arr(limbs(c["gx"] * R % p, N)))
         w("    .gy = %s,\n" % arr(limbs(c["gy"] * R % p, N)))

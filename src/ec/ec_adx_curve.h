@@ -4,9 +4,9 @@
  *   EC64_N       the limbs of p and n (4, 6)
  *   EC64_CV      the curve's struct ec64_curve (ec_adx_tab.h)
  *   EC64_FN(x)   x with the curve's suffix (x##_p256)
- *   EC64_P_MUL, EC64_P_SQR, EC64_P_INV, EC64_N_MUL, EC64_ADD, EC64_SUB
- *                (optional): the curve's own multiply, square and inversion
- *                mod p, multiply mod n (its squares too), add and subtract
+ *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB
+ *                (optional): the curve's own multiply and square mod p,
+ *                multiply mod n, add and subtract
  *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
@@ -22,11 +22,11 @@
  *    entries (masks), a masked negation of y, one mixed addition whose
  *    result a zero digit discards; no doubling;
  *  - variable base (d P, ECDH): signed 5-bit windows over a table of
- *    0..16 P, 5 doublings, a scan of the 17 entries and one addition per
- *    window;
+ *    0..16 P, 5 doublings (in Jacobian coordinates, dbl_n), a scan of the
+ *    17 entries and one addition per window;
  *  - verification (public data): the comb indexed directly, and the
  *    variable-base ladder.
- * Inversions: Fermat's a^(m-2), fixed 4-bit windows of the public exponent.
+ * Inversions: the constant-time divsteps of ec_adx_inv.h.
  */
 
 #define N EC64_N
@@ -70,15 +70,6 @@ static void FN(n_mul)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
-static void FN(n_sqr)(uint64_t *r, const uint64_t *a)
-{
-#ifdef EC64_N_MUL
-    EC64_N_MUL(r, a, a);
-#else
-    fe64_mont_sqr(r, a, CV->n, CV->n_m0, N);
-#endif
-}
-
 static inline void FN(p_add)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
 #ifdef EC64_ADD
@@ -97,48 +88,23 @@ static inline void FN(p_sub)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
-/* pow_exp: r = a^e (Montgomery form in and out; one = R mod m) for the
- * public exponent e of N limbs: 4-bit fixed windows, 14 multiplies for the
- * table, a multiply per non-zero window. */
-static void FN(pow_exp)(uint64_t *r, const uint64_t *a, const uint64_t *e, const uint64_t *one,
-                        void (*mul)(uint64_t *, const uint64_t *, const uint64_t *),
-                        void (*sqr)(uint64_t *, const uint64_t *))
-{
-    FN(fe) tab[16];
-    memcpy(tab[0], one, sizeof(tab[0]));
-    memcpy(tab[1], a, sizeof(tab[1]));
-    for (unsigned i = 2; i < 16; i++) {
-        mul(tab[i], tab[i - 1], a);
-    }
-    FN(fe) acc;
-    memcpy(acc, tab[e[N - 1] >> 60], sizeof(acc));
-    for (unsigned w = 16 * N - 1; w-- > 0;) {
-        for (unsigned i = 0; i < 4; i++) {
-            sqr(acc, acc);
-        }
-        const unsigned x = (unsigned)(e[w / 16] >> (4 * (w % 16))) & 15;
-        if (x != 0) { /* public: a digit of m - 2 */
-            mul(acc, acc, tab[x]);
-        }
-    }
-    memcpy(r, acc, sizeof(acc));
-    mbc_memzero(tab, sizeof(tab));
-    mbc_memzero(acc, sizeof(acc));
-}
-
-/* p_inv: r = a^-1 R (a R in; 0 -> 0). n_inv: the same mod n. */
+/* p_inv: r = a^-1 R (a R in; 0 -> 0) by divsteps (ec_adx_inv.h), which
+ * give (a R)^-1 = a^-1 R^-1, times R^3 in a Montgomery product. n_inv: the
+ * same mod n. */
 static void FN(p_inv)(uint64_t *r, const uint64_t *a)
 {
-#ifdef EC64_P_INV
-    EC64_P_INV(r, a);
-#else
-    FN(pow_exp)(r, a, CV->p_exp, CV->p_one, FN(p_mul), FN(p_sqr));
-#endif
+    FN(fe) t;
+    sg_inv(t, a, CV->p_s62, CV->p_minv62, N, CV->sg_limbs, CV->sg_batches);
+    FN(p_mul)(r, t, CV->p_r3);
+    mbc_memzero(t, sizeof(t));
 }
 
 static void FN(n_inv)(uint64_t *r, const uint64_t *a)
 {
-    FN(pow_exp)(r, a, CV->n_exp, CV->n_one, FN(n_mul), FN(n_sqr));
+    FN(fe) t;
+    sg_inv(t, a, CV->n_s62, CV->n_minv62, N, CV->sg_limbs, CV->sg_batches);
+    FN(n_mul)(r, t, CV->n_r3);
+    mbc_memzero(t, sizeof(t));
 }
 
 /* reduce_n: r = a mod n for a < 2n (x(R) < p, or z < 2^bits). */
@@ -266,6 +232,53 @@ static void FN(pt_dbl)(struct FN(pt) * r, const struct FN(pt) * p)
     fe64_select(r->y, inf, CV->p_one, t, N);
 }
 
+/* dbl_n: r = 2^n p (r may alias p) in Jacobian coordinates, which double
+ * at 4M + 4S against 7M + 3S: p is taken to (X Z, Y Z^2, Z) (x = X / Z^2,
+ * y = Y / Z^3), doubled n times by the a = -3 formulas (delta = Z^2,
+ * gamma = Y^2, beta = X gamma, alpha = 3 (X - delta)(X + delta):
+ * X' = alpha^2 - 8 beta, Y' = alpha (4 beta - X') - 8 gamma^2, Z' = 2 Y Z)
+ * and taken back to (X Z, Y, Z^3). The identity (Z = 0) stays Z = 0 through
+ * the doublings and is given Y = 1 by a mask at the end, as pt_dbl does. */
+static void FN(dbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
+{
+    FN(fe) x, y, z, delta, gamma, beta, alpha, t;
+    FP_SQR(t, p->z);
+    FP_MUL(x, p->x, p->z);
+    FP_MUL(y, p->y, t);
+    memcpy(z, p->z, sizeof(z));
+    for (unsigned i = 0; i < n; i++) {
+        FP_SQR(delta, z);
+        FP_SQR(gamma, y);
+        FP_MUL(beta, x, gamma);
+        FP_SUB(t, x, delta);
+        FP_ADD(alpha, x, delta);
+        FP_MUL(alpha, alpha, t);
+        FP_ADD(t, alpha, alpha);
+        FP_ADD(alpha, alpha, t);
+        FP_MUL(z, y, z);
+        FP_ADD(z, z, z);
+        FP_ADD(beta, beta, beta);
+        FP_ADD(beta, beta, beta); /* 4 beta */
+        FP_SQR(x, alpha);
+        FP_SUB(x, x, beta);
+        FP_SUB(x, x, beta);
+        FP_SUB(t, beta, x);
+        FP_MUL(t, alpha, t);
+        FP_SQR(gamma, gamma);
+        FP_ADD(gamma, gamma, gamma);
+        FP_ADD(gamma, gamma, gamma);
+        FP_ADD(gamma, gamma, gamma); /* 8 gamma^2 */
+        FP_SUB(y, t, gamma);
+    }
+    const uint64_t inf = fe64_is_zero(z, N);
+    FP_SQR(t, z);
+    FP_MUL(r->x, x, z);
+    FP_MUL(r->z, t, z);
+    fe64_select(r->y, inf, CV->p_one, y, N);
+    mbc_memzero(y, sizeof(y));
+    mbc_memzero(alpha, sizeof(alpha));
+}
+
 /* on_curve: all-ones if the affine (x, y) (Montgomery) is on the curve. */
 static uint64_t FN(on_curve)(const uint64_t *x, const uint64_t *y)
 {
@@ -367,9 +380,11 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
 #define EC64_VT_ENTRIES 17 /* 0..16 P */
 
 /* mul_var: r = e P (e plain, < n; P = (px, py) affine, Montgomery form, on
- * the curve): signed 5-bit windows over 0..16 P. */
+ * the curve): signed 5-bit windows over 0..16 P. vartime (verification,
+ * public e): the entry is read directly and the additions of zero digits
+ * skipped; else every entry of every window is read. */
 static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px,
-                        const uint64_t *py)
+                        const uint64_t *py, int vartime)
 {
     struct FN(pt) tab[EC64_VT_ENTRIES], t;
     FN(pt_identity)(&tab[0]);
@@ -387,16 +402,20 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
     for (unsigned i = nwin; i-- > 0;) {
         uint64_t neg;
         const uint64_t absd = ec64_booth(FN(win)(e, i, EC_WIN), EC_WIN, &neg);
-        ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
+        if (vartime) {
+            t = tab[absd];
+        } else {
+            ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
+        }
         FN(cneg)(t.y, neg);
         if (i == nwin - 1) {
             *r = t;
             continue;
         }
-        for (unsigned s = 0; s < EC_WIN; s++) {
-            FN(pt_dbl)(r, r);
+        FN(dbl_n)(r, r, EC_WIN);
+        if (!vartime || absd != 0) { /* vartime: a public digit */
+            FN(pt_add)(r, r, &t);
         }
-        FN(pt_add)(r, r, &t);
     }
     mbc_memzero(tab, sizeof(tab));
     mbc_memzero(&t, sizeof(t));
@@ -490,7 +509,7 @@ static void FN(verify)(struct ec_verify_args *a)
     FN(mul_base)(&r1, u1, 1);
     FN(p_mul)(qx, qx, CV->p_rr);
     FN(p_mul)(qy, qy, CV->p_rr);
-    FN(mul_var)(&r2, u2, qx, qy);
+    FN(mul_var)(&r2, u2, qx, qy, 1);
     FN(pt_add)(&r1, &r1, &r2);
     const uint64_t finite = ~fe64_is_zero(r1.z, N);
     FN(p_mul)(t, r, CV->p_rr);
@@ -519,7 +538,7 @@ static void FN(ecdh)(struct ec_ecdh_args *a)
     const uint64_t peer = FN(on_curve)(px, py);
     fe64_select(px, peer, px, CV->gx, N);
     fe64_select(py, peer, py, CV->gy, N);
-    FN(mul_var)(&q, d, px, py);
+    FN(mul_var)(&q, d, px, py, 0);
     ec64_fault(q.x, a->fault_lanes);
     FN(to_affine)(x, y, &q);
     const uint64_t ok = peer & FN(on_curve)(x, y);

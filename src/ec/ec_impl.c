@@ -34,10 +34,14 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * 7-bit windows for the fixed base) on every request, one by one; the
  * batch kernel, which only the tests' batch plan reaches, is the portable
  * 8-lane one. Measured against OpenSSL 3.0 (Xeon family 6 model 207, gcc
- * 12, mbc_bench --cpu-time, 8 requests a call): P-256 sign 0.84-0.91x,
- * verify 0.77-0.84x, ECDH 0.68-0.76x, keygen 0.65-0.67x; P-384 sign 5.1x,
- * verify 1.4x, ECDH 1.65x, keygen 10x. "auto" serves what is at OpenSSL's
- * speed for every curve its bit covers: P-384 key generation only.
+ * 12, MBCRYPTO_CPU_MASK=0x381ff mbc_bench --reps 3 p256 p384, 8 requests a
+ * call, load 9, one run): P-256 sign 1.18x, verify 0.87x, ECDH 0.85x,
+ * keygen 1.07x; P-384 sign 10x, verify 2.2x, ECDH 3.5x, keygen 14x (the
+ * same run of the tier before the divsteps inversion, AVX2 scans, Jacobian
+ * doublings and P-384 multiply: P-256 0.85x, 0.76x, 0.72x, 0.75x). "auto"
+ * serves what is at OpenSSL's speed for every curve its bit covers, with
+ * a margin the noise of that run (43% spread) does not give yet: P-384 key
+ * generation only.
  */
 #define EC_ADX_SET(op)                                                                             \
     {                                                                                              \
@@ -49,7 +53,7 @@ static const struct mbc_ec_impl ec_adx = {
                       .tier = MBC_TIER_SCALAR,
                       .lanes = MBC_LANES,
                       .fast_ops = 1u << MBC_OP_EC_KEYGEN_P384},
-             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
+             .needs = MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2},
     .keygen = EC_ADX_SET(base),
     .sign = EC_ADX_SET(sign),
     .verify = EC_ADX_SET(verify),
@@ -66,16 +70,20 @@ static const struct mbc_ec_impl ec_adx = {
  * the batched rates through the provider's ASYNC jobs were measured above
  * OpenSSL's (README).
  *
- * A lone request: P-384 key generation and signing spread the fixed-base
- * windows over the 8 lanes (mbc_ec_base_spread_kern_ifma), P-384 ECDH and
- * verification run on the ymm build. A lone P-256 request of any operation
- * runs on the scalar kernels (ec_adx.c), measured here (Xeon family 6 model
- * 207, gcc 12, taskset -c 1, p50 of the single call on a loaded machine)
- * at ECDH 113 us against 150 us on the ymm build, verification 146 against
- * 200 us, signing and key generation within the noise of the spread kernel
- * (39 / 24 us against 38 / 23 us), which leaves the vector units to other
- * work and issues at one zmm multiply-add a cycle on Zen 4. Two requests
- * already take less time on the ymm build than twice the scalar one.
+ * A lone request of either curve and any operation but P-384 key generation
+ * runs on the scalar kernels (ec_adx.c), which leaves the vector units to other work and
+ * issues at one zmm multiply-add a cycle on Zen 4. Measured first for P-256
+ * (Xeon family 6 model 207, gcc 12, taskset -c 1, p50 of the single call,
+ * loaded machine: ECDH 113 us against 150 us on the ymm build, verification
+ * 146 against 200 us); since the MULX multiply of P-384 (fe_p384_x64.h)
+ * and the divsteps inversion also for P-384 (same machine, load 5-8, one
+ * run each): sign 111 us against 127 us on the spread kernel, verification
+ * 518 against 715 us and ECDH 389 against 504 us on the ymm build; but
+ * P-384 key generation 101 us against 77 us spread over the 8 lanes
+ * (mbc_ec_base_spread_kern_ifma), where it stays. Without the scalar tier,
+ * P-384 signing spreads too and every other lone request runs on the ymm
+ * build. Two requests already take less time
+ * on the ymm build than twice the scalar one for ECDH and verification.
  */
 #define EC_IFMA_SET(op, one_kern)                                                                  \
     {                                                                                              \
@@ -83,20 +91,14 @@ static const struct mbc_ec_impl ec_adx = {
         .plan = {.few_lanes = 4, .one_by_one = 1},                                                 \
     }
 #if MBC_HAVE_ADX
-/* ifma_one: the IFMA row's single-request kernel of op: the scalar kernel
- * for P-256, p384_kern for P-384. */
-#define EC_IFMA_ONE(op, args, p384_kern)                                                           \
-    static void ifma_one_##op(args *a)                                                             \
-    {                                                                                              \
-        (a->c->id == MBC_CURVE_P256 ? mbc_ec_##op##_kern_adx : (p384_kern))(a);                    \
-    }
-EC_IFMA_ONE(base, struct ec_base_args, mbc_ec_base_spread_kern_ifma)
-EC_IFMA_ONE(sign, struct ec_sign_args, mbc_ec_sign_spread_kern_ifma)
-EC_IFMA_ONE(verify, struct ec_verify_args, mbc_ec_verify_kern_ifma4)
-EC_IFMA_ONE(ecdh, struct ec_ecdh_args, mbc_ec_ecdh_kern_ifma4)
-#undef EC_IFMA_ONE
-#define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX)
-#define EC_IFMA_ONE_KERN(op, p384_kern) ifma_one_##op
+/* ifma_one_base: a lone key generation, P-256 on the scalar kernel, P-384
+ * spread over the 8 lanes */
+static void ifma_one_base(struct ec_base_args *a)
+{
+    (a->c->id == MBC_CURVE_P256 ? mbc_ec_base_kern_adx : mbc_ec_base_spread_kern_ifma)(a);
+}
+#define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
+#define EC_IFMA_ONE_KERN(op, p384_kern) mbc_ec_##op##_kern_adx
 #else
 #define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
 #define EC_IFMA_ONE_KERN(op, p384_kern) (p384_kern)
@@ -109,7 +111,11 @@ static const struct mbc_ec_impl ec_ifma = {
                                   1u << MBC_OP_ECDH | 1u << MBC_OP_EC_KEYGEN_P256 |
                                   1u << MBC_OP_EC_KEYGEN_P384},
              .needs = EC_IFMA_NEEDS},
-    .keygen = EC_IFMA_SET(base, EC_IFMA_ONE_KERN(base, mbc_ec_base_spread_kern_ifma)),
+#if MBC_HAVE_ADX
+    .keygen = EC_IFMA_SET(base, ifma_one_base),
+#else
+    .keygen = EC_IFMA_SET(base, mbc_ec_base_spread_kern_ifma),
+#endif
     .sign = EC_IFMA_SET(sign, EC_IFMA_ONE_KERN(sign, mbc_ec_sign_spread_kern_ifma)),
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),

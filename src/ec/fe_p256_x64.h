@@ -7,12 +7,13 @@
  * p = 2^256 - 2^224 + 2^192 + 2^96 - 1 has -p^-1 = 1 mod 2^64: the quotient
  * digit of each reduction step is the low limb itself (no multiply).
  *
- * Operand scanning (CIOS): per limb b_i of b, t += a b_i on the two carry
- * chains (ADCX the low halves, ADOX the high ones), then t += q m with
- * q = t_0 m0 and one limb shifted out, by renaming the six accumulator
- * registers r10..r15. t < 2m throughout; one conditional subtraction at
- * the end. MemorySanitizer cannot see into assembly, so its builds take
- * fe64.h's C instead (the same results).
+ * fe64_mont_mul4: operand scanning (CIOS): per limb b_i of b, t += a b_i on
+ * the two carry chains (ADCX the low halves, ADOX the high ones), then
+ * t += q m with q = t_0 m0 and one limb shifted out, by renaming the six
+ * accumulator registers r10..r15. t < 2m throughout; one conditional
+ * subtraction at the end. fe_p256_mul and fe_p256_sqr: the 8-limb product
+ * or square first, then four reduction steps of the special p. MemorySanitizer cannot see into
+ * assembly, so its builds take fe64.h's C instead (the same results).
  */
 #ifndef MBC_SRC_EC_FE_P256_X64_H
 #define MBC_SRC_EC_FE_P256_X64_H
@@ -24,25 +25,20 @@
 
 #if !defined(MBC_MSAN)
 
+/* FE64_MAC1: the product of rdx and limb off of src into TL (low half, on
+ * the ADCX chain) and TH (high half, on ADOX); r8, r9 scratch */
+#define FE64_MAC1(src, off, TL, TH)                                                                \
+    "mulxq " off "(" src "), %%r8, %%r9\n\t"                                                       \
+    "adcxq %%r8, " TL "\n\t"                                                                       \
+    "adoxq %%r9, " TH "\n\t"
+
 /* t[T1..T5] += rdx a: T0..T5 name the accumulator limbs of this step
  * (T5 is zero on entry) */
 #define FE64_MAC4(src, T0, T1, T2, T3, T4, T5)                                                     \
-    "xorl %%eax, %%eax\n\t"                                                                        \
-    "mulxq 0(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T0 "\n\t"                                                                       \
-    "adoxq %%r9, " T1 "\n\t"                                                                       \
-    "mulxq 8(" src "), %%r8, %%r9\n\t"                                                             \
-    "adcxq %%r8, " T1 "\n\t"                                                                       \
-    "adoxq %%r9, " T2 "\n\t"                                                                       \
-    "mulxq 16(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T2 "\n\t"                                                                       \
-    "adoxq %%r9, " T3 "\n\t"                                                                       \
-    "mulxq 24(" src "), %%r8, %%r9\n\t"                                                            \
-    "adcxq %%r8, " T3 "\n\t"                                                                       \
-    "adoxq %%r9, " T4 "\n\t"                                                                       \
-    "adcxq %%rax, " T4 "\n\t"                                                                      \
-    "adoxq %%rax, " T5 "\n\t"                                                                      \
-    "adcxq %%rax, " T5 "\n\t"
+    "xorl %%eax, %%eax\n\t" FE64_MAC1(src, "0", T0, T1) FE64_MAC1(src, "8", T1, T2)                \
+        FE64_MAC1(src, "16", T2, T3) FE64_MAC1(src, "24", T3, T4) "adcxq %%rax, " T4 "\n\t"        \
+                                                                  "adoxq %%rax, " T5 "\n\t"        \
+                                                                  "adcxq %%rax, " T5 "\n\t"
 
 /* one step of CIOS for limb off of b: t += a b_i, then t += q m (q from
  * QUOT: the quotient digit into rdx from T0) */
@@ -103,69 +99,6 @@ static inline void fe64_mont_mul4(uint64_t *r, const uint64_t *a, const uint64_t
                      :
                      : [r] "r"(r), [a] "r"(a), [b] "r"(b), [m] "r"(m)
                      : FE64_CLOBBERS);
-}
-
-/* the reduction step of P-256: t += q p for q = t0 (p = 2^256 - 2^224 +
- * 2^192 + 2^96 - 1): t0 + q (2^64 - 1) = q 2^64, so t1 gets q + q (2^32 -
- * 1) = q 2^32, t2 nothing (p_2 = 0), t3 and t4 the product q p_3; T0 is
- * then zero (the next step's top limb) */
-#define FE64_RED_P256(T0, T1, T2, T3, T4, T5)                                                      \
-    "movq " T0 ", %%rdx\n\t"                                                                       \
-    "movq " T0 ", %%r8\n\t"                                                                        \
-    "movq " T0 ", %%r9\n\t"                                                                        \
-    "shlq $32, %%r8\n\t"                                                                           \
-    "shrq $32, %%r9\n\t"                                                                           \
-    "mulxq %[p3], %%rax, %%rdx\n\t"                                                                \
-    "movq $0, " T0 "\n\t"                                                                          \
-    "addq %%r8, " T1 "\n\t"                                                                        \
-    "adcq %%r9, " T2 "\n\t"                                                                        \
-    "adcq %%rax, " T3 "\n\t"                                                                       \
-    "adcq %%rdx, " T4 "\n\t"                                                                       \
-    "adcq $0, " T5 "\n\t"
-
-#define FE64_STEP_P256(off, T0, T1, T2, T3, T4, T5)                                                \
-    "movq " off "(%[b]), %%rdx\n\t" FE64_MAC4("%[a]", T0, T1, T2, T3, T4, T5)                      \
-        FE64_RED_P256(T0, T1, T2, T3, T4, T5)
-
-/* FE64_FINAL4 for p without a pointer to it: p_0 = 2^64 - 1, p_1 = 2^32 - 1
- * (in r13, free after the steps), p_2 = 0, p_3 in a register */
-#define FE64_FINAL_P256                                                                            \
-    "movq %%r14, %%r8\n\t"                                                                         \
-    "movq %%r15, %%r9\n\t"                                                                         \
-    "movq %%r10, %%rax\n\t"                                                                        \
-    "movq %%r11, %%rdx\n\t"                                                                        \
-    "movl $0xffffffff, %%r13d\n\t"                                                                 \
-    "subq $-1, %%r8\n\t"                                                                           \
-    "sbbq %%r13, %%r9\n\t"                                                                         \
-    "sbbq $0, %%rax\n\t"                                                                           \
-    "sbbq %[p3], %%rdx\n\t"                                                                        \
-    "sbbq $0, %%r12\n\t"                                                                           \
-    "cmovcq %%r14, %%r8\n\t"                                                                       \
-    "cmovcq %%r15, %%r9\n\t"                                                                       \
-    "cmovcq %%r10, %%rax\n\t"                                                                      \
-    "cmovcq %%r11, %%rdx\n\t"                                                                      \
-    "movq %%r8, 0(%[r])\n\t"                                                                       \
-    "movq %%r9, 8(%[r])\n\t"                                                                       \
-    "movq %%rax, 16(%[r])\n\t"                                                                     \
-    "movq %%rdx, 24(%[r])\n\t"
-
-static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    __asm__ volatile(
-        "xorl %%r10d, %%r10d\n\t"
-        "xorl %%r11d, %%r11d\n\t"
-        "xorl %%r12d, %%r12d\n\t"
-        "xorl %%r13d, %%r13d\n\t"
-        "xorl %%r14d, %%r14d\n\t"
-        "xorl %%r15d, %%r15d\n\t" FE64_STEP_P256("0", "%%r10", "%%r11", "%%r12", "%%r13", "%%r14",
-                                                 "%%r15")
-            FE64_STEP_P256("8", "%%r11", "%%r12", "%%r13", "%%r14", "%%r15", "%%r10")
-                FE64_STEP_P256("16", "%%r12", "%%r13", "%%r14", "%%r15", "%%r10", "%%r11")
-                    FE64_STEP_P256("24", "%%r13", "%%r14", "%%r15", "%%r10", "%%r11", "%%r12")
-                        FE64_FINAL_P256
-        :
-        : [r] "r"(r), [a] "r"(a), [b] "r"(b), [p3] "r"(ec64_p256.p[3])
-        : FE64_CLOBBERS);
 }
 
 /* fe64_add4: r = a + b mod m (4 limbs, a, b < m). */
@@ -262,9 +195,12 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
 #endif
 
 #if !defined(MBC_MSAN)
-/* one reduction step of the square: q = t_i, t += q p from limb i on (see
- * FE64_RED_P256), the carry run through the limbs above to the top word
- * (rcx); CARRY is the "adcq $0" of the limbs between T4 and the top. */
+/* one reduction step: q = t_i, t += q p from limb i on (p = 2^256 - 2^224 +
+ * 2^192 + 2^96 - 1, -p^-1 = 1 mod 2^64, so q is the limb itself: t_i + q
+ * (2^64 - 1) = q 2^64, limb i + 1 gets q + q (2^32 - 1) = q 2^32, limb
+ * i + 2 nothing, i + 3 and i + 4 the product q p_3), the carry run through
+ * the limbs above to the top word (rcx); CARRY is the "adcq $0" of the
+ * limbs between T4 and the top. */
 #define FE64_SQR_RED(T0, T1, T2, T3, T4, CARRY)                                                    \
     "movq " T0 ", %%rdx\n\t"                                                                       \
     "movq " T0 ", %%rsi\n\t"                                                                       \
@@ -324,42 +260,94 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     "adcq %%rax, %%r14\n\t"                                                                        \
     "adcq %%rcx, %%r15\n\t"
 
+/* FE64_P256_REDC_WIDE(STORE): r8..r15 (< p 2^256) / 2^256 mod p: four
+ * reduction steps, the top word in rcx, then one subtraction of p kept
+ * unless it borrows; STORE writes r8, r9, rax, rdx to the result. */
+#define FE64_P256_REDC_WIDE(STORE)                                                                 \
+    "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED("%%r8", "%%r9", "%%r10", "%%r11", "%%r12",                \
+                                         "adcq $0, %%r13\n\tadcq $0, %%r14\n\tadcq $0, %%r15\n\t") \
+        FE64_SQR_RED("%%r9", "%%r10", "%%r11", "%%r12", "%%r13",                                   \
+                     "adcq $0, %%r14\n\tadcq $0, %%r15\n\t")                                       \
+            FE64_SQR_RED("%%r10", "%%r11", "%%r12", "%%r13", "%%r14", "adcq $0, %%r15\n\t")        \
+                FE64_SQR_RED("%%r11", "%%r12", "%%r13", "%%r14", "%%r15",                          \
+                             "") "movq %%r12, %%r8\n\t"                                            \
+                                 "movq %%r13, %%r9\n\t"                                            \
+                                 "movq %%r14, %%rax\n\t"                                           \
+                                 "movq %%r15, %%rdx\n\t"                                           \
+                                 "movl $0xffffffff, %%esi\n\t"                                     \
+                                 "movabsq $0xffffffff00000001, %%r10\n\t"                          \
+                                 "subq $-1, %%r8\n\t"                                              \
+                                 "sbbq %%rsi, %%r9\n\t"                                            \
+                                 "sbbq $0, %%rax\n\t"                                              \
+                                 "sbbq %%r10, %%rdx\n\t"                                           \
+                                 "sbbq $0, %%rcx\n\t"                                              \
+                                 "cmovcq %%r12, %%r8\n\t"                                          \
+                                 "cmovcq %%r13, %%r9\n\t"                                          \
+                                 "cmovcq %%r14, %%rax\n\t"                                         \
+                                 "cmovcq %%r15, %%rdx\n\t" STORE
+
+#define FE64_STORE4(R)                                                                             \
+    "movq %%r8, 0(" R ")\n\t"                                                                      \
+    "movq %%r9, 8(" R ")\n\t"                                                                      \
+    "movq %%rax, 16(" R ")\n\t"                                                                    \
+    "movq %%rdx, 24(" R ")\n\t"
+
 /* fe_p256_sqr: r = a^2 / R mod p: the 8-limb square (the products a_i a_j,
- * i < j, once, doubled, plus the squares), then four reduction steps. */
+ * i < j, once, doubled, plus the squares), then the reduction. */
 static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
 {
+    __asm__ volatile(FE64_SQR4_WIDE FE64_P256_REDC_WIDE(FE64_STORE4("%[r]"))
+                     :
+                     : [r] "r"(r), [a] "r"(a)
+                     : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+                       "r15", "cc", "memory");
+}
+
+/* one row i >= 1 of the 8-limb product: T0..T4 (limbs i..i + 4) += a b_i,
+ * T4 fresh: the low halves on the ADCX chain, the high ones on ADOX, rsi
+ * zero for the carries into T4 */
+#define FE64_MUL4_ROW(off, T0, T1, T2, T3, T4)                                                     \
+    "movq " off "(%[b]), %%rdx\n\t"                                                                \
+    "xorl %%esi, %%esi\n\t"                                                                        \
+    "mulxq 0(%[a]), %%rax, %%rcx\n\t"                                                              \
+    "adcxq %%rax, " T0 "\n\t"                                                                      \
+    "adoxq %%rcx, " T1 "\n\t"                                                                      \
+    "mulxq 8(%[a]), %%rax, %%rcx\n\t"                                                              \
+    "adcxq %%rax, " T1 "\n\t"                                                                      \
+    "adoxq %%rcx, " T2 "\n\t"                                                                      \
+    "mulxq 16(%[a]), %%rax, %%rcx\n\t"                                                             \
+    "adcxq %%rax, " T2 "\n\t"                                                                      \
+    "adoxq %%rcx, " T3 "\n\t"                                                                      \
+    "mulxq 24(%[a]), %%rax, " T4 "\n\t"                                                            \
+    "adcxq %%rax, " T3 "\n\t"                                                                      \
+    "adoxq %%rsi, " T4 "\n\t"                                                                      \
+    "adcxq %%rsi, " T4 "\n\t"
+
+/* FE64_MUL4_WIDE: r8..r15 = a b (8 limbs), row by row */
+#define FE64_MUL4_WIDE                                                                             \
+    "movq 0(%[b]), %%rdx\n\t"                                                                      \
+    "mulxq 0(%[a]), %%r8, %%r9\n\t"                                                                \
+    "mulxq 8(%[a]), %%rax, %%r10\n\t"                                                              \
+    "addq %%rax, %%r9\n\t"                                                                         \
+    "mulxq 16(%[a]), %%rax, %%r11\n\t"                                                             \
+    "adcq %%rax, %%r10\n\t"                                                                        \
+    "mulxq 24(%[a]), %%rax, %%r12\n\t"                                                             \
+    "adcq %%rax, %%r11\n\t"                                                                        \
+    "adcq $0, %%r12\n\t" FE64_MUL4_ROW("8", "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")            \
+        FE64_MUL4_ROW("16", "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")                           \
+            FE64_MUL4_ROW("24", "%%r11", "%%r12", "%%r13", "%%r14", "%%r15")
+
+/* fe_p256_mul: r = a b / R mod p: the 8-limb product, then the reduction of
+ * the square (separate phases measured faster than the interleaved
+ * operand scanning: rdtsc latency 54 -> 42 cycles on the Xeon family 6
+ * model 207). The pointer r is read from memory at the end: with a and b
+ * every other free register is taken. */
+static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
     __asm__ volatile(
-        FE64_SQR4_WIDE
-        /* four reduction steps, the top word in rcx */
-        "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED(
-            "%%r8", "%%r9", "%%r10", "%%r11", "%%r12",
-            "adcq $0, %%r13\n\tadcq $0, %%r14\n\tadcq $0, %%r15\n\t")
-            FE64_SQR_RED("%%r9", "%%r10", "%%r11", "%%r12", "%%r13",
-                         "adcq $0, %%r14\n\tadcq $0, %%r15\n\t")
-                FE64_SQR_RED("%%r10", "%%r11", "%%r12", "%%r13", "%%r14", "adcq $0, %%r15\n\t")
-                    FE64_SQR_RED("%%r11", "%%r12", "%%r13", "%%r14", "%%r15", "")
-        /* r12..r15 + rcx 2^256 < 2p: subtract p, keep on a borrow */
-        "movq %%r12, %%r8\n\t"
-        "movq %%r13, %%r9\n\t"
-        "movq %%r14, %%rax\n\t"
-        "movq %%r15, %%rdx\n\t"
-        "movl $0xffffffff, %%esi\n\t"
-        "movabsq $0xffffffff00000001, %%r10\n\t"
-        "subq $-1, %%r8\n\t"
-        "sbbq %%rsi, %%r9\n\t"
-        "sbbq $0, %%rax\n\t"
-        "sbbq %%r10, %%rdx\n\t"
-        "sbbq $0, %%rcx\n\t"
-        "cmovcq %%r12, %%r8\n\t"
-        "cmovcq %%r13, %%r9\n\t"
-        "cmovcq %%r14, %%rax\n\t"
-        "cmovcq %%r15, %%rdx\n\t"
-        "movq %%r8, 0(%[r])\n\t"
-        "movq %%r9, 8(%[r])\n\t"
-        "movq %%rax, 16(%[r])\n\t"
-        "movq %%rdx, 24(%[r])\n\t"
+        FE64_MUL4_WIDE FE64_P256_REDC_WIDE("movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
         :
-        : [r] "r"(r), [a] "r"(a)
+        : [rp] "m"(r), [a] "r"(a), [b] "r"(b)
         : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
           "memory");
 }
@@ -370,47 +358,5 @@ static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
     fe_p256_mul(r, a, a);
 }
 #endif
-
-/* fe_p256_inv: r = a^(p-2) = a^-1 R (a R in; 0 -> 0), by the addition chain
- * of p - 2: x_k = a^(2^k - 1) for k = 2, 3, 6, 12, 15, 30, 32, then
- * ((((x32 2^32 + 1) 2^128 + x32) 2^32 + x32) 2^30 + x30) 2^2 + 1 in the
- * exponent: 255 squarings, 12 multiplies. */
-static void fe_p256_sqr_n(uint64_t *r, const uint64_t *a, unsigned n)
-{
-    fe_p256_sqr(r, a);
-    for (unsigned i = 1; i < n; i++) {
-        fe_p256_sqr(r, r);
-    }
-}
-
-static void fe_p256_inv(uint64_t *r, const uint64_t *a)
-{
-    /* x[X_k] = a^(2^k - 1), built from x[base] squared sqr times, times x[by] */
-    enum { X1, X2, X3, X6, X12, X15, X30, X32, NX };
-    static const struct {
-        unsigned char to, base, sqr, by;
-    } chain[] = {
-        {X2, X1, 1, X1},   {X3, X2, 1, X1},     {X6, X3, 3, X3},   {X12, X6, 6, X6},
-        {X15, X12, 3, X3}, {X30, X15, 15, X15}, {X32, X30, 2, X2},
-    };
-    /* then the exponent x32 2^224 + 2^192 + x32 2^64 + x32 2^32 + x30 2^2 + 1 */
-    static const struct {
-        unsigned char sqr, by;
-    } tail[] = {{32, X1}, {128, X32}, {32, X32}, {30, X30}, {2, X1}};
-    uint64_t x[NX][4], t[4];
-    memcpy(x[X1], a, sizeof(x[X1]));
-    for (unsigned i = 0; i < sizeof(chain) / sizeof(chain[0]); i++) {
-        fe_p256_sqr_n(t, x[chain[i].base], chain[i].sqr);
-        fe_p256_mul(x[chain[i].to], t, x[chain[i].by]);
-    }
-    memcpy(t, x[X32], sizeof(t));
-    for (unsigned i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
-        fe_p256_sqr_n(t, t, tail[i].sqr);
-        fe_p256_mul(t, t, x[tail[i].by]);
-    }
-    memcpy(r, t, sizeof(t));
-    mbc_memzero(x, sizeof(x));
-    mbc_memzero(t, sizeof(t));
-}
 
 #endif /* MBC_SRC_EC_FE_P256_X64_H */
