@@ -447,7 +447,7 @@ static BIGNUM *lane_bn(const mb52_row *r, unsigned l)
 
 /*
  * fe_edge: operand i (lane-wise a mix) of the domain dom: 'L' (digits below
- * 2^52), 'F' (digits 0..3 below 2^52, digit 4 at most 2^47), 'U' (digits
+ * 2^52), 'F' (digits 0..3 below 2^52, digit 4 at most 2^47 + 2^11), 'U' (digits
  * below 2^56, the uncarried products) or 'W' (digits below 2^63, for the
  * carry): 0, 1, p - 1, p, p + 1, 2^255 - 1, the largest value of the domain
  * (all-ones digits for L), 2p, then random digits.
@@ -456,7 +456,7 @@ static void fe_edge(uint64_t d[5], unsigned i, char dom)
 {
     static const uint64_t p[5] = {M52 - 18, M52, M52, M52, (1ull << 47) - 1};
     const uint64_t top = dom == 'L'   ? M52
-                         : dom == 'F' ? 1ull << 47
+                         : dom == 'F' ? (1ull << 47) + (1ull << 11)
                          : dom == 'U' ? (1ull << 56) - 1
                                       : (1ull << 63) - 1;
     const int wide = dom == 'U' || dom == 'W';
@@ -499,9 +499,8 @@ static void fe_edge(uint64_t d[5], unsigned i, char dom)
         }
         if (dom == 'F') {
             d[4] &= (1ull << 47) - 1;
-            d[4] |= (mbt_rand() % 8 == 0) ? 1ull << 47 : 0;
-            if (d[4] >> 47) {
-                d[4] = 1ull << 47;
+            if (mbt_rand() % 8 == 0) {
+                d[4] = top - mbt_rand() % 4096; /* above 2^47 - 2^11 */
             }
         }
         break;
@@ -574,7 +573,7 @@ static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a,
         for (unsigned j = 0; j < 4; j++) {
             assert_true(r[j][l] <= M52);
         }
-        assert_true(r[4][l] <= (1ull << 47));
+        assert_true(r[4][l] <= (1ull << 47) + (1ull << 11));
     }
     if (op == X25519_FE_CANON) {
         assert_true(BN_cmp(got, p) < 0);

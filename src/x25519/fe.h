@@ -15,8 +15,8 @@
  * Two forms, by their bounds:
  *   L ("loose"):   every digit < 2^52, so the value is < 2^260. What the
  *                  multiply by a small constant accepts.
- *   F ("carried"): digits 0..3 < 2^52 and digit 4 <= 2^47, so the value is
- *                  < 2^255 + 2^208. What every function here returns (F is
+ *   F ("carried"): digits 0..3 < 2^52 and digit 4 <= 2^47 + 2^11, so the
+ *                  value is < 2^256. What every function here returns (F is
  *                  inside L), except the _u forms, and what the multiplies
  *                  and squares take (digit 4 small keeps the top column of
  *                  a product below 2^43). Values are congruent mod
@@ -99,16 +99,15 @@ MB52_INLINE fe fe_blend(vmask m, fe a, fe b)
 
 /*
  * fe_carry: r with its carries propagated, into F. Pre: every digit < 2^63.
- * Order: digit 3 into 4; bits 255 and up of digit 4 (c < 2^17) come back as
- * 19 c into digit 0; then 0 -> 1 -> 2 -> 3 -> 4. Digit 3 takes a carry of at
- * most 2^12 at the end, so digit 4 gets at most 1 and stays <= 2^47: no
- * second pass. 1 multiply-add (19 c, exact: 19 c < 2^22), 17 other ops.
+ * Order: bits 255 and up of digit 4 (c < 2^16) come back as 19 c into digit
+ * 0 (< 2^64); then 0 -> 1 -> 2 -> 3 -> 4. Digit 4 is then below 2^47 and
+ * takes the carry out of digit 3, at most 2^11: so it ends <= 2^47 + 2^11
+ * (F), with no second pass. 1 multiply-add (19 c, exact: 19 c < 2^21), 14
+ * other ops.
  */
 MB52_INLINE fe fe_carry(fe r)
 {
     const vec m52 = v_set1(MB52_MASK);
-    r.d[4] = v_add(r.d[4], v_srl52(r.d[3]));
-    r.d[3] = v_and(r.d[3], m52);
     r.d[0] = v_madd52lo(r.d[0], v_srl(r.d[4], 47), v_set1(19));
     r.d[4] = v_and(r.d[4], v_set1(FE_M47));
     for (unsigned j = 0; j < FE_DIGITS - 1; j++) {
@@ -120,9 +119,9 @@ MB52_INLINE fe fe_carry(fe r)
 
 /*
  * fe_reduce_u: the 10 product columns t of two F values (t[c] < 2^56, and
- * t[9] = hi52(a4 b4) <= 2^42 as a4, b4 <= 2^47) folded to 5 digits, not
- * carried (U).
- *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 <= 2^42 + 2^4), as
+ * t[9] = hi52(a4 b4) <= 2^42 + 2^8 as a4, b4 <= 2^47 + 2^11) folded to 5
+ * digits, not carried (U).
+ *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 < 2^42 + 2^9), as
  *     madd52 needs operands below 2^52.
  *  2. 2^260 = 608: digit j gets lo52(608 h_(j+5)), digit j+1 gets
  *     hi52(608 h_(j+5)); 608 h9 < 2^52, so digit 4 gets all of it.
@@ -269,7 +268,8 @@ FE_OP fe fe_sub(fe a, fe b)
 
 /*
  * fe_canon: the representative of a below p. Pre: F. Bits 255 and up of a
- * (0 or 1) come back as 19, which leaves a value below 2^255 + 19 < 2p;
+ * (0 or 1: digit 4 < 2^48) come back as 19, which leaves a value below
+ * 2^255 + 19 < 2p;
  * then a >= p exactly when a + 19 reaches 2^255, and a - p is a + 19 with
  * bit 255 cleared. 1 multiply-add.
  */

@@ -95,7 +95,7 @@ extern const uint64_t mbc_x25519_table[32][8][3][X25519_DIGITS];
  * _c / _ifma digit-equality tests (the tests' build only): r = op(a, b) on
  * 5 rows (b unused by the one-operand ops). Pre- and postconditions are
  * those of fe.h: MUL, SQR, INV and the uncarried MUL_U, SQR_U take F inputs
- * (digits 0..3 < 2^52, digit 4 <= 2^47), MUL_A24 (times 121665) and the
+ * (digits 0..3 < 2^52, digit 4 <= 2^47 + 2^11), MUL_A24 (times 121665) and the
  * uncarried MUL_A24_U L (digits < 2^52); the _U forms give U (digits <
  * 2^56); ADD and SUB take U; CARRY digits < 2^63; CANON F.
  */
