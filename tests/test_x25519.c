@@ -647,7 +647,7 @@ static void field_adx(BN_CTX *ctx)
     BN_sub_word(p, 19);
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
         const enum x25519_fe_op op = ops[o];
-        const unsigned n = op == X25519_FE_INV ? 40 : FE64_EDGES * FE64_EDGES + 2000;
+        const unsigned n = op == X25519_FE_INV ? 4000 : FE64_EDGES * FE64_EDGES + 2000;
         for (unsigned it = 0; it < n; it++) {
             uint64_t a[4], b[4], r[4], rc[4];
             const unsigned ia = it < FE64_EDGES * FE64_EDGES ? it / FE64_EDGES : FE64_EDGES + it;

@@ -15,14 +15,14 @@
  * an address.
  *
  * Cost: a ladder step is 5 multiplies, 4 squares, 1 times a24 plus a
- * value, and 7 adds or subtracts (255 steps), then an inversion (254 squares, 11 multiplies);
- * the public key is 64 mixed additions (7 multiplies) and 4 doublings (4
- * squares, 4 multiplies), each addition after a scan of 8 table entries,
- * and the same inversion.
+ * value, and 7 adds or subtracts (255 steps), then an inversion (590
+ * constant-time divsteps, fe25519_inv.h); the public key is 64 mixed
+ * additions (7 multiplies) and 4 doublings (4 squares, 4 multiplies), each
+ * addition after a scan of 8 table entries, and the same inversion.
  */
 #include "../internal.h"
 #include "../test_hooks.h"
-#include "fe25519_x64.h"
+#include "fe25519_inv.h"
 #include "x25519_kern.h"
 
 #if MBC_TEST_HOOKS
