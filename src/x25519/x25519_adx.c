@@ -11,7 +11,7 @@
  * windows on edwards25519 over the same table (mbc_x25519_table), whose
  * entries are read in their 52-bit digits by a scan of the whole row and
  * converted to 4 limbs after the scan. As there, the scalar flows only into
- * masks (the ladder's swaps, the scans' selections), never into a branch or
+ * masks (the ladder's selections, the scans' selections), never into a branch or
  * an address.
  *
  * Cost: a ladder step is 5 multiplies, 4 squares, 1 times a24 plus a
