@@ -419,7 +419,7 @@ static fe_op_fn *fe_op_of(const char *impl)
 }
 
 static const char *const fe_op_names[X25519_FE_NUM_OPS] = {
-    "mul", "sqr", "mul_a24", "add", "sub", "carry", "canon", "inv",
+    "mul", "sqr", "mul_a24", "add", "sub", "carry", "canon", "inv", "mul_u", "sqr_u", "mul_a24_u",
 };
 
 #define M52 ((1ull << 52) - 1)
@@ -447,14 +447,19 @@ static BIGNUM *lane_bn(const mb52_row *r, unsigned l)
 
 /*
  * fe_edge: operand i (lane-wise a mix) of the domain dom: 'L' (digits below
- * 2^52), 'F' (digits 0..3 below 2^52, digit 4 at most 2^47) or 'W' (digits
- * below 2^63, for the carry): 0, 1, p - 1, p, p + 1, 2^255 - 1, the largest
- * value of the domain (all-ones digits for L), 2p, then random digits.
+ * 2^52), 'F' (digits 0..3 below 2^52, digit 4 at most 2^47 + 2^11), 'U' (digits
+ * below 2^56, the uncarried products) or 'W' (digits below 2^63, for the
+ * carry): 0, 1, p - 1, p, p + 1, 2^255 - 1, the largest value of the domain
+ * (all-ones digits for L), 2p, then random digits.
  */
 static void fe_edge(uint64_t d[5], unsigned i, char dom)
 {
     static const uint64_t p[5] = {M52 - 18, M52, M52, M52, (1ull << 47) - 1};
-    const uint64_t top = dom == 'L' ? M52 : dom == 'F' ? 1ull << 47 : (1ull << 63) - 1;
+    const uint64_t top = dom == 'L'   ? M52
+                         : dom == 'F' ? (1ull << 47) + (1ull << 11)
+                         : dom == 'U' ? (1ull << 56) - 1
+                                      : (1ull << 63) - 1;
+    const int wide = dom == 'U' || dom == 'W';
     memset(d, 0, 5 * sizeof(*d));
     switch (i) {
     case 0:
@@ -476,7 +481,7 @@ static void fe_edge(uint64_t d[5], unsigned i, char dom)
         break;
     case 6:
         for (int j = 0; j < 4; j++) {
-            d[j] = dom == 'W' ? top : M52;
+            d[j] = wide ? top : M52;
         }
         d[4] = top;
         break;
@@ -490,13 +495,12 @@ static void fe_edge(uint64_t d[5], unsigned i, char dom)
         break;
     default:
         for (int j = 0; j < 5; j++) {
-            d[j] = mbt_rand() & (dom == 'W' ? top : M52);
+            d[j] = mbt_rand() & (wide ? top : M52);
         }
         if (dom == 'F') {
             d[4] &= (1ull << 47) - 1;
-            d[4] |= (mbt_rand() % 8 == 0) ? 1ull << 47 : 0;
-            if (d[4] >> 47) {
-                d[4] = 1ull << 47;
+            if (mbt_rand() % 8 == 0) {
+                d[4] = top - mbt_rand() % 4096; /* above 2^47 - 2^11 */
             }
         }
         break;
@@ -511,12 +515,15 @@ static void bn_op(enum x25519_fe_op op, BIGNUM *want, const BIGNUM *x, const BIG
     BIGNUM *t = BN_new();
     switch (op) {
     case X25519_FE_MUL:
+    case X25519_FE_MUL_U:
         BN_mod_mul(want, x, y, p, ctx);
         break;
     case X25519_FE_SQR:
+    case X25519_FE_SQR_U:
         BN_mod_sqr(want, x, p, ctx);
         break;
     case X25519_FE_MUL_A24:
+    case X25519_FE_MUL_A24_U:
         BN_set_word(t, 121665);
         BN_mod_mul(want, x, t, p, ctx);
         break;
@@ -542,7 +549,8 @@ static void bn_op(enum x25519_fe_op op, BIGNUM *want, const BIGNUM *x, const BIG
     BN_free(t);
 }
 
-/* fe_check: lane l of r = op(a, b) mod p, with r in F (canonical for CANON). */
+/* fe_check: lane l of r = op(a, b) mod p, with r in F (canonical for CANON;
+ * in U, digits below 2^56, for the uncarried forms). */
 static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a, const mb52_row *b,
                      unsigned l, BN_CTX *ctx)
 {
@@ -557,10 +565,16 @@ static void fe_check(enum x25519_fe_op op, const mb52_row *r, const mb52_row *a,
         fail_msg("fe %s lane %u: wrong value: a %s b %s got %s want %s", fe_op_names[op], l, ha, hb,
                  hg, hw);
     }
-    for (unsigned j = 0; j < 4; j++) {
-        assert_true(r[j][l] <= M52);
+    if (op == X25519_FE_MUL_U || op == X25519_FE_SQR_U || op == X25519_FE_MUL_A24_U) {
+        for (unsigned j = 0; j < 5; j++) {
+            assert_true(r[j][l] < (1ull << 56));
+        }
+    } else {
+        for (unsigned j = 0; j < 4; j++) {
+            assert_true(r[j][l] <= M52);
+        }
+        assert_true(r[4][l] <= (1ull << 47) + (1ull << 11));
     }
-    assert_true(r[4][l] <= (1ull << 47));
     if (op == X25519_FE_CANON) {
         assert_true(BN_cmp(got, p) < 0);
     }
@@ -633,7 +647,7 @@ static void field_adx(BN_CTX *ctx)
     BN_sub_word(p, 19);
     for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
         const enum x25519_fe_op op = ops[o];
-        const unsigned n = op == X25519_FE_INV ? 40 : FE64_EDGES * FE64_EDGES + 2000;
+        const unsigned n = op == X25519_FE_INV ? 4000 : FE64_EDGES * FE64_EDGES + 2000;
         for (unsigned it = 0; it < n; it++) {
             uint64_t a[4], b[4], r[4], rc[4];
             const unsigned ia = it < FE64_EDGES * FE64_EDGES ? it / FE64_EDGES : FE64_EDGES + it;
@@ -687,8 +701,10 @@ static void test_field(void **state)
     _Alignas(64) mb52_row a[5], b[5], r[5], rc[5];
     uint64_t d[5];
     for (unsigned op = 0; op < X25519_FE_NUM_OPS; op++) {
-        const char dom_a = op == X25519_FE_CARRY ? 'W' : op == X25519_FE_CANON ? 'F' : 'L';
-        const char dom_b = op == X25519_FE_SUB ? 'F' : 'L';
+        const int addsub = op == X25519_FE_ADD || op == X25519_FE_SUB;
+        const int small = op == X25519_FE_MUL_A24 || op == X25519_FE_MUL_A24_U;
+        const char dom_a = op == X25519_FE_CARRY ? 'W' : addsub ? 'U' : small ? 'L' : 'F';
+        const char dom_b = addsub ? 'U' : 'F';
         const unsigned iters = op == X25519_FE_INV ? 16 : 96;
         for (unsigned it = 0; it < iters; it++) {
             for (unsigned l = 0; l < MBC_LANES; l++) {

@@ -14,11 +14,21 @@
  *
  * Two forms, by their bounds:
  *   L ("loose"):   every digit < 2^52, so the value is < 2^260. What the
- *                  multiplies accept.
- *   F ("carried"): digits 0..3 < 2^52 and digit 4 <= 2^47, so the value is
- *                  < 2^255 + 2^208. What every function here returns (F is
- *                  inside L). Values are congruent mod p, not reduced; only
- *                  fe_canon gives the unique representative below p.
+ *                  multiply by a small constant accepts.
+ *   F ("carried"): digits 0..3 < 2^52 and digit 4 <= 2^47 + 2^11, so the
+ *                  value is < 2^256. What every function here returns (F is
+ *                  inside L), except the _u forms, and what the multiplies
+ *                  and squares take (digit 4 small keeps the top column of
+ *                  a product below 2^43). Values are congruent mod
+ *                  p, not reduced; only fe_canon gives the unique
+ *                  representative below p.
+ *   U ("uncarried"): every digit < 2^56. What the _u forms of the multiply,
+ *                  square and times-a-constant return: their products before
+ *                  the carry (fe_carry of a U value is in F). fe_add and
+ *                  fe_sub take U operands and carry, so a product whose only
+ *                  use is an add or subtract skips one carry chain (17
+ *                  operations and a multiply-add); a product that is
+ *                  multiplied again must be carried (F) first.
  */
 #ifndef MBC_SRC_X25519_FE_H
 #define MBC_SRC_X25519_FE_H
@@ -89,16 +99,15 @@ MB52_INLINE fe fe_blend(vmask m, fe a, fe b)
 
 /*
  * fe_carry: r with its carries propagated, into F. Pre: every digit < 2^63.
- * Order: digit 3 into 4; bits 255 and up of digit 4 (c < 2^17) come back as
- * 19 c into digit 0; then 0 -> 1 -> 2 -> 3 -> 4. Digit 3 takes a carry of at
- * most 2^12 at the end, so digit 4 gets at most 1 and stays <= 2^47: no
- * second pass. 1 multiply-add (19 c, exact: 19 c < 2^22), 17 other ops.
+ * Order: bits 255 and up of digit 4 (c < 2^16) come back as 19 c into digit
+ * 0 (< 2^64); then 0 -> 1 -> 2 -> 3 -> 4. Digit 4 is then below 2^47 and
+ * takes the carry out of digit 3, at most 2^11: so it ends <= 2^47 + 2^11
+ * (F), with no second pass. 1 multiply-add (19 c, exact: 19 c < 2^21), 14
+ * other ops.
  */
 MB52_INLINE fe fe_carry(fe r)
 {
     const vec m52 = v_set1(MB52_MASK);
-    r.d[4] = v_add(r.d[4], v_srl52(r.d[3]));
-    r.d[3] = v_and(r.d[3], m52);
     r.d[0] = v_madd52lo(r.d[0], v_srl(r.d[4], 47), v_set1(19));
     r.d[4] = v_and(r.d[4], v_set1(FE_M47));
     for (unsigned j = 0; j < FE_DIGITS - 1; j++) {
@@ -109,17 +118,17 @@ MB52_INLINE fe fe_carry(fe r)
 }
 
 /*
- * fe_reduce: the 10 product columns t (t[c] < 2^56, sum t[c] 2^(52c) < 2^520)
- * folded to 5 digits and carried into F.
- *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 < 2^52 as well, since
- *     2^260 H <= a b < 2^520), as madd52 needs operands below 2^52.
+ * fe_reduce_u: the 10 product columns t of two F values (t[c] < 2^56, and
+ * t[9] = hi52(a4 b4) <= 2^42 + 2^8 as a4, b4 <= 2^47 + 2^11) folded to 5
+ * digits, not carried (U).
+ *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 < 2^42 + 2^9), as
+ *     madd52 needs operands below 2^52.
  *  2. 2^260 = 608: digit j gets lo52(608 h_(j+5)), digit j+1 gets
- *     hi52(608 h_(j+5)); hi52(608 h9) < 608 belongs to 2^260 again and goes
- *     into digit 4 shifted by 52 (< 2^62), left to fe_carry's fold at bit 255.
- *  Digits before the carry: < 10 * 2^52 + 608, digit 4 < 2^62 + 2^56.
- * 10 + 1 multiply-adds (with fe_carry's), 12 + 2 + 17 other ops.
+ *     hi52(608 h_(j+5)); 608 h9 < 2^52, so digit 4 gets all of it.
+ *  Digits: < 9 * 2^52 + 2 * 2^52 < 2^56 (U).
+ * 9 multiply-adds, 12 other ops.
  */
-FE_OP fe fe_reduce(vec t[10])
+FE_OP fe fe_reduce_u(vec t[10])
 {
     const vec m52 = v_set1(MB52_MASK);
     const vec c608 = v_set1(608);
@@ -134,16 +143,15 @@ FE_OP fe fe_reduce(vec t[10])
     for (unsigned j = 0; j + 1 < FE_DIGITS; j++) {
         r.d[j + 1] = v_madd52hi(r.d[j + 1], t[j + 5], c608);
     }
-    r.d[4] = v_add(r.d[4], v_sll(v_madd52hi(v_zero(), t[9], c608), 52));
-    return fe_carry(r);
+    return r;
 }
 
 /*
- * fe_mul: a b mod p. Pre: a, b in L. Post: F.
+ * fe_mul_u: a b mod p. Pre: a, b in F. Post: U.
  * Schoolbook columns: column c sums at most 9 halves of 52 bits (< 2^56).
- * 50 + 11 = 61 multiply-adds.
+ * 50 + 9 = 59 multiply-adds.
  */
-FE_OP fe fe_mul(fe a, fe b)
+FE_OP fe fe_mul_u(fe a, fe b)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
@@ -154,15 +162,21 @@ FE_OP fe fe_mul(fe a, fe b)
             v_madd52lohi(&t[i + j], &t[i + j + 1], a.d[i], b.d[j]);
         }
     }
-    return fe_reduce(t);
+    return fe_reduce_u(t);
+}
+
+/* fe_mul: a b mod p, carried. Pre: a, b in F. Post: F. 60 multiply-adds. */
+MB52_INLINE fe fe_mul(fe a, fe b)
+{
+    return fe_carry(fe_mul_u(a, b));
 }
 
 /*
- * fe_sqr: a^2 mod p, the same digits as fe_mul(a, a): the 10 cross products
- * once, doubled, then the 5 squares. Pre: L. Post: F.
- * Columns as in fe_mul (< 2^56). 30 + 11 = 41 multiply-adds.
+ * fe_sqr_u: a^2 mod p, the same digits as fe_mul_u(a, a): the 10 cross
+ * products once, doubled, then the 5 squares. Pre: F. Post: U.
+ * Columns as in fe_mul_u (< 2^56). 30 + 9 = 39 multiply-adds.
  */
-FE_OP fe fe_sqr(fe a)
+FE_OP fe fe_sqr_u(fe a)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
@@ -179,7 +193,13 @@ FE_OP fe fe_sqr(fe a)
     for (unsigned i = 0; i < FE_DIGITS; i++) {
         v_madd52lohi(&t[2 * i], &t[2 * i + 1], a.d[i], a.d[i]);
     }
-    return fe_reduce(t);
+    return fe_reduce_u(t);
+}
+
+/* fe_sqr: a^2 mod p, carried. Pre: F. Post: F. 40 multiply-adds. */
+MB52_INLINE fe fe_sqr(fe a)
+{
+    return fe_carry(fe_sqr_u(a));
 }
 
 /* fe_sqr_n: a^(2^n), n >= 1 (public). */
@@ -192,13 +212,14 @@ MB52_INLINE fe fe_sqr_n(fe a, unsigned n)
 }
 
 /*
- * fe_mul_small: a c mod p for a constant 0 < c < 2^40. Pre: a in L. Post: F.
+ * fe_mul_small_u: a c mod p for a constant 0 < c < 2^40. Pre: a in L.
+ * Post: U (digits < 2^53 + 2^52).
  * Digits: lo52(a_j c) + hi52(a_(j-1) c) < 2^53; hi52(a4 c) (< c) belongs to
  * 2^260 and comes back as 608 times itself into digit 0 (608 c < 2^52, so
  * the multiply-add is exact).
- * 5 + 5 + 1 + 1 = 12 multiply-adds.
+ * 5 + 4 + 1 + 1 = 11 multiply-adds.
  */
-FE_OP fe fe_mul_small(fe a, uint64_t c)
+FE_OP fe fe_mul_small_u(fe a, uint64_t c)
 {
     const vec cv = v_set1(c);
     fe r;
@@ -209,10 +230,16 @@ FE_OP fe fe_mul_small(fe a, uint64_t c)
         r.d[j + 1] = v_madd52hi(r.d[j + 1], a.d[j], cv);
     }
     r.d[0] = v_madd52lo(r.d[0], v_madd52hi(v_zero(), a.d[4], cv), v_set1(608));
-    return fe_carry(r);
+    return r;
 }
 
-/* fe_add: a + b mod p. Pre: a, b in L (digits sum < 2^53). Post: F. */
+/* fe_mul_small: a c mod p, carried. Pre: a in L. Post: F. 12 multiply-adds. */
+MB52_INLINE fe fe_mul_small(fe a, uint64_t c)
+{
+    return fe_carry(fe_mul_small_u(a, c));
+}
+
+/* fe_add: a + b mod p. Pre: a, b in U (digits sum < 2^57). Post: F. */
 FE_OP fe fe_add(fe a, fe b)
 {
     for (unsigned j = 0; j < FE_DIGITS; j++) {
@@ -222,25 +249,27 @@ FE_OP fe fe_add(fe a, fe b)
 }
 
 /*
- * fe_sub: a - b mod p, computed as a + 2p - b with 2p = 2^256 - 38 written
- * in digits that are each at least b's: 2^53 - 38, 2^53 - 2 (three times),
- * 2^48 - 2 (digit 4 of an F value is <= 2^47). Pre: a in L, b in F. The
- * digits stay non-negative and < 2^54. Post: F.
+ * fe_sub: a - b mod p, computed as a + 1024 p - b with 1024 p = 2^265 - 19456
+ * written in digits that are each at least b's (2^56): 2^62 - 19456, 2^62 -
+ * 1024 (three times), 2^57 - 1024. Pre: a, b in U. The digits stay
+ * non-negative and < 2^63. Post: F.
  */
 FE_OP fe fe_sub(fe a, fe b)
 {
-    static const uint64_t two_p[FE_DIGITS] = {
-        (1ull << 53) - 38, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 53) - 2, (1ull << 48) - 2,
+    static const uint64_t p1024[FE_DIGITS] = {
+        (1ull << 62) - 19456, (1ull << 62) - 1024, (1ull << 62) - 1024,
+        (1ull << 62) - 1024,  (1ull << 57) - 1024,
     };
     for (unsigned j = 0; j < FE_DIGITS; j++) {
-        a.d[j] = v_sub(v_add(a.d[j], v_set1(two_p[j])), b.d[j]);
+        a.d[j] = v_sub(v_add(a.d[j], v_set1(p1024[j])), b.d[j]);
     }
     return fe_carry(a);
 }
 
 /*
  * fe_canon: the representative of a below p. Pre: F. Bits 255 and up of a
- * (0 or 1) come back as 19, which leaves a value below 2^255 + 19 < 2p;
+ * (0 or 1: digit 4 < 2^48) come back as 19, which leaves a value below
+ * 2^255 + 19 < 2p;
  * then a >= p exactly when a + 19 reaches 2^255, and a - p is a + 19 with
  * bit 255 cleared. 1 multiply-add.
  */
@@ -264,7 +293,7 @@ MB52_INLINE fe fe_canon(fe a)
 
 /*
  * fe_inv: a^(p-2) = a^-1 mod p (0 for a = 0 mod p), the usual chain of 254
- * squarings and 11 multiplies. Pre: L. Post: F.
+ * squarings and 11 multiplies. Pre: F. Post: F.
  */
 MB52_INLINE fe fe_inv(fe a)
 {

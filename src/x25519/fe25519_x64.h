@@ -391,55 +391,6 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #define fe64_sub fe64_sub_c
 #endif
 
-/* fe64_sqr_n: r = a^(2^n), n >= 1 (public). */
-static inline void fe64_sqr_n(fe64 r, const fe64 a, unsigned n)
-{
-    fe64_sqr(r, a);
-    for (unsigned i = 1; i < n; i++) {
-        fe64_sqr(r, r);
-    }
-}
-
-/*
- * fe64_inv: r = a^(p-2) = a^-1 mod p (0 for a = 0 mod p): the chain of
- * src/x25519/fe.h, 254 squarings and 11 multiplies.
- */
-static inline void fe64_inv(fe64 r, const fe64 a)
-{
-    fe64 z2, z9, z11, t, z5, z10, z20, z50, z100;
-    fe64_sqr(z2, a);          /* 2 */
-    fe64_sqr_n(t, z2, 2);     /* 8 */
-    fe64_mul(z9, t, a);       /* 9 */
-    fe64_mul(z11, z9, z2);    /* 11 */
-    fe64_sqr(t, z11);         /* 22 */
-    fe64_mul(z5, t, z9);      /* 2^5 - 1 */
-    fe64_sqr_n(t, z5, 5);     /* 2^10 - 2^5 */
-    fe64_mul(z10, t, z5);     /* 2^10 - 1 */
-    fe64_sqr_n(t, z10, 10);   /* 2^20 - 2^10 */
-    fe64_mul(z20, t, z10);    /* 2^20 - 1 */
-    fe64_sqr_n(t, z20, 20);   /* 2^40 - 2^20 */
-    fe64_mul(t, t, z20);      /* 2^40 - 1 */
-    fe64_sqr_n(t, t, 10);     /* 2^50 - 2^10 */
-    fe64_mul(z50, t, z10);    /* 2^50 - 1 */
-    fe64_sqr_n(t, z50, 50);   /* 2^100 - 2^50 */
-    fe64_mul(z100, t, z50);   /* 2^100 - 1 */
-    fe64_sqr_n(t, z100, 100); /* 2^200 - 2^100 */
-    fe64_mul(t, t, z100);     /* 2^200 - 1 */
-    fe64_sqr_n(t, t, 50);     /* 2^250 - 2^50 */
-    fe64_mul(t, t, z50);      /* 2^250 - 1 */
-    fe64_sqr_n(t, t, 5);      /* 2^255 - 2^5 */
-    fe64_mul(r, t, z11);      /* 2^255 - 21 */
-    mbc_memzero(z2, sizeof(z2));
-    mbc_memzero(z9, sizeof(z9));
-    mbc_memzero(z11, sizeof(z11));
-    mbc_memzero(t, sizeof(t));
-    mbc_memzero(z5, sizeof(z5));
-    mbc_memzero(z10, sizeof(z10));
-    mbc_memzero(z20, sizeof(z20));
-    mbc_memzero(z50, sizeof(z50));
-    mbc_memzero(z100, sizeof(z100));
-}
-
 /*
  * fe64_canon: r = the representative of a below p. Bit 255 of a comes back
  * as 19 (a value below 2^255 + 19 < 2p is left); then a >= p exactly when

@@ -11,18 +11,18 @@
  * windows on edwards25519 over the same table (mbc_x25519_table), whose
  * entries are read in their 52-bit digits by a scan of the whole row and
  * converted to 4 limbs after the scan. As there, the scalar flows only into
- * masks (the ladder's swaps, the scans' selections), never into a branch or
+ * masks (the ladder's selections, the scans' selections), never into a branch or
  * an address.
  *
  * Cost: a ladder step is 5 multiplies, 4 squares, 1 times a24 plus a
- * value, and 7 adds or subtracts (255 steps), then an inversion (254 squares, 11 multiplies);
- * the public key is 64 mixed additions (7 multiplies) and 4 doublings (4
- * squares, 4 multiplies), each addition after a scan of 8 table entries,
- * and the same inversion.
+ * value, and 7 adds or subtracts (255 steps), then an inversion (590
+ * constant-time divsteps, fe25519_inv.h); the public key is 64 mixed
+ * additions (7 multiplies) and 4 doublings (4 squares, 4 multiplies), each
+ * addition after a scan of 8 table entries, and the same inversion.
  */
 #include "../internal.h"
 #include "../test_hooks.h"
-#include "fe25519_x64.h"
+#include "fe25519_inv.h"
 #include "x25519_kern.h"
 
 #if MBC_TEST_HOOKS
@@ -70,9 +70,18 @@ static void finish(struct x25519_args *a, const fe64 x, const fe64 z)
 /* The Montgomery ladder (RFC 7748 section 5)                                */
 /* ------------------------------------------------------------------------ */
 
-/* ladder_step: (x2 : z2) = 2 (x2 : z2), (x3 : z3) = (x2 : z2) + (x3 : z3),
- * whose difference has u = x1: the formulas of x25519_kern.c. */
-static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1)
+/*
+ * ladder_step: one step of the ladder on the state (x2 : z2), (x3 : z3)
+ * (the two points, whose difference has u = x1), doubling the one that m
+ * names (0: (x2 : z2), all-ones: (x3 : z3)) and adding the two; the double
+ * goes to (x2 : z2) and the sum to (x3 : z3) either way. The formulas of
+ * x25519_kern.c, with a = x2 + z2, b = x2 - z2, c = x3 + z3, d = x3 - z3:
+ * the sum needs da + cb and (da - cb)^2, which do not change when the two
+ * points trade places (da and cb trade places, da - cb changes sign), so
+ * only the doubling's inputs are selected: (a, b) or (c, d), 8 limbs, where
+ * a conditional swap of both points before the step moved 16.
+ */
+static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1, uint64_t m)
 {
     fe64 a, b, c, d, aa, bb, da, cb, e;
     /* in the order of the longest chain first: da, cb, (da -+ cb)^2, x1 */
@@ -82,6 +91,8 @@ static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1
     fe64_sub(b, x2, z2);
     fe64_add(c, x3, z3);
     fe64_mul(cb, c, b);
+    fe64_cmov(m, a, c);
+    fe64_cmov(m, b, d);
     fe64_sqr(aa, a);
     fe64_sqr(bb, b);
     fe64_sub(z3, da, cb);
@@ -104,27 +115,28 @@ void mbc_x25519_ladder_adx(struct x25519_args *a)
     for (int i = 0; i < 4; i++) {
         x3[i] = x1[i];
     }
-    uint64_t swap = 0;
-    /* 255 steps over bits 254..0 of the clamped scalar; the swap of each
-     * step is the xor of its bit and the previous one */
+    /* (x2 : z2) is the point of the previous bit (k_(t+1), 0 at the start),
+     * (x3 : z3) the other one; 255 steps over bits 254..0 of the clamped
+     * scalar, each doubling the point of its bit: the other one where the
+     * bit differs from the previous one */
+    uint64_t prev = 0;
     for (unsigned t = 255; t-- > 0;) {
         const uint64_t bit = (k[t / 64] >> (t % 64)) & 1;
-        const uint64_t m = mbc_value_barrier(0 - (swap ^ bit));
-        swap = bit;
-        fe64_cswap(m, x2, x3);
-        fe64_cswap(m, z2, z3);
-        ladder_step(x2, z2, x3, z3, x1);
+        const uint64_t m = mbc_value_barrier(0 - (prev ^ bit));
+        prev = bit;
+        ladder_step(x2, z2, x3, z3, x1, m);
     }
-    const uint64_t m = mbc_value_barrier(0 - swap);
-    fe64_cswap(m, x2, x3);
-    fe64_cswap(m, z2, z3);
+    /* the result is the point of bit 0's side: (x3 : z3) where bit 0 is 1 */
+    const uint64_t m = mbc_value_barrier(0 - prev);
+    fe64_cmov(m, x2, x3);
+    fe64_cmov(m, z2, z3);
     finish(a, x2, z2);
     mbc_memzero(k, sizeof(k));
     mbc_memzero(x2, sizeof(x2));
     mbc_memzero(z2, sizeof(z2));
     mbc_memzero(x3, sizeof(x3));
     mbc_memzero(z3, sizeof(z3));
-    mbc_memzero(&swap, sizeof(swap));
+    mbc_memzero(&prev, sizeof(prev));
 }
 
 /* ------------------------------------------------------------------------ */

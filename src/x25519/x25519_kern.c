@@ -9,18 +9,21 @@
  *
  * Both kernels run the same sequence of operations for every scalar and
  * every u: the scalar only flows into masks and blends (the ladder's
- * conditional swaps, the table scans' selections), never into a branch or an
+ * doubling selections, the table scans' selections), never into a branch or an
  * address.
  *
- * Multiply-adds per call (counted from fe.h: multiply 61, square 41, times
- * a24 12, add/subtract 1 each, inversion 254 x 41 + 11 x 61 = 11,085):
- *  - ladder step: 5 multiplies, 4 squares, 1 times a24, 8 adds/subtracts:
- *    305 + 164 + 12 + 8 = 489; the ladder (255 steps, inversion, the last
- *    multiply and fe_canon) 124,695 + 11,085 + 62 = 135,842.
- *  - fixed base: 64 table additions of 7 multiplies and 8 adds/subtracts
- *    (the negation of a selected entry included), 435 each; 4 doublings of
- *    4 squares, 4 multiplies and 7 adds/subtracts, 415 each; then
- *    u = (Z + Y) / (Z - Y): 27,840 + 1,660 + 11,085 + 64 = 40,649.
+ * Multiply-adds per call (counted from fe.h: multiply 61 uncarried, 62
+ * carried; square 41 / 42; times a24 11 uncarried; add/subtract 1 each;
+ * inversion 254 x 42 + 11 x 62 = 11,350):
+ *  - ladder step: 5 uncarried multiplies, 3 carried squares and 1 uncarried,
+ *    1 times a24, 8 adds/subtracts: 305 + 126 + 41 + 11 + 8 = 491; the
+ *    ladder (255 steps, 2 carries, inversion, the last multiply and
+ *    fe_canon) 125,205 + 2 + 11,350 + 62 + 1 = 136,620.
+ *  - fixed base: 64 table additions of 6 uncarried multiplies, 1 carried and
+ *    8 adds/subtracts (the negation of a selected entry included), 436 each;
+ *    4 doublings of 3 carries, 4 uncarried squares, 3 uncarried multiplies, 1
+ *    carried and 7 adds/subtracts, 419 each; then u = (Z + Y) / (Z - Y):
+ *    27,904 + 1,676 + 11,350 + 2 + 62 + 1 = 40,995.
  * (Both totals were also counted by running the kernels on a counting
  * backend.)
  * Each zmm multiply-add serves 8 requests.
@@ -55,33 +58,38 @@ _Atomic unsigned long MBC_KFN(x25519_kern_hits);
 /* The Montgomery ladder (RFC 7748 section 5)                                */
 /* ------------------------------------------------------------------------ */
 
-/* cswap: (a, b) = (b, a) in the lanes of m. */
-MB52_INLINE void cswap(vmask m, fe *a, fe *b)
-{
-    const fe t = *a;
-    *a = fe_blend(m, *a, *b);
-    *b = fe_blend(m, *b, t);
-}
-
 /*
- * ladder_step: (x2 : z2) = 2 (x2 : z2) and (x3 : z3) = (x2 : z2) + (x3 : z3),
- * whose difference has u = x1 (RFC 7748's formulas). Every value stays in F.
+ * ladder_step: one step of the ladder on the state (x2 : z2), (x3 : z3) (the
+ * two points, whose difference has u = x1; RFC 7748's formulas), doubling
+ * the one that m names per lane ((x2 : z2) where m is clear, (x3 : z3) where
+ * it is set) and adding the two: the double goes to (x2 : z2) and the sum to
+ * (x3 : z3) in every lane. The sum needs da + cb and (da - cb)^2, the same
+ * whichever point is doubled (da and cb trade places, da - cb changes sign),
+ * so only the doubling's inputs are blended: (a, b) or (c, d), 10 blends
+ * where a conditional swap of both points took 20.
+ *
+ * x2, z2, x3 and z3 come in and go out in U (fe.h): each is the uncarried
+ * product of a multiply or square whose only uses are the adds and
+ * subtracts of the next step, which carry. The products that are multiplied
+ * again (aa, bb, the square of da - cb) are carried; da, cb and a24 e stay
+ * uncarried, as only adds and subtracts read them. Seven carry chains fewer
+ * than carrying every product.
  */
-MB52_INLINE void ladder_step(fe *x2, fe *z2, fe *x3, fe *z3, fe x1)
+MB52_INLINE void ladder_step(fe *x2, fe *z2, fe *x3, fe *z3, fe x1, vmask m)
 {
     const fe a = fe_add(*x2, *z2);
     const fe b = fe_sub(*x2, *z2);
     const fe c = fe_add(*x3, *z3);
     const fe d = fe_sub(*x3, *z3);
-    const fe aa = fe_sqr(a);
-    const fe bb = fe_sqr(b);
-    const fe da = fe_mul(d, a);
-    const fe cb = fe_mul(c, b);
+    const fe aa = fe_sqr(fe_blend(m, a, c));
+    const fe bb = fe_sqr(fe_blend(m, b, d));
+    const fe da = fe_mul_u(d, a);
+    const fe cb = fe_mul_u(c, b);
     const fe e = fe_sub(aa, bb);
-    *x3 = fe_sqr(fe_add(da, cb));
-    *z3 = fe_mul(x1, fe_sqr(fe_sub(da, cb)));
-    *x2 = fe_mul(aa, bb);
-    *z2 = fe_mul(e, fe_add(aa, fe_mul_small(e, A24)));
+    *x3 = fe_sqr_u(fe_add(da, cb));
+    *z3 = fe_mul_u(x1, fe_sqr(fe_sub(da, cb)));
+    *x2 = fe_mul_u(aa, bb);
+    *z2 = fe_mul_u(e, fe_add(aa, fe_mul_small_u(e, A24)));
 }
 
 /* finish: out = canonical x / z, and the lanes where it is not 0. */
@@ -96,27 +104,26 @@ void MBC_KFN(x25519_ladder)(struct x25519_args *a)
 {
     mbc_test_count(MBC_KFN(x25519_kern_hits));
     const fe x1 = fe_load(a->u);
-    fe x2 = fe_small(1), z2 = fe_small(0), x3 = x1, z3 = fe_small(1);
-    vec swap = v_zero();
-    /* 255 steps over bits 254..0 of the clamped scalar; the swap of each
-     * step is the xor of its bit and the previous one. */
+    fe x2 = fe_small(1), z2 = fe_small(0), x3 = x1, z3 = fe_small(1); /* in U */
+    /* (x2 : z2) is the point of the previous bit (k_(t+1), 0 at the start),
+     * (x3 : z3) the other one; 255 steps over bits 254..0 of the clamped
+     * scalar, each doubling the point of its bit: the other one in the lanes
+     * where the bit differs from the previous one. */
+    vec prev = v_zero();
     for (unsigned t = 255; t-- > 0;) {
         const vec bit = mb52_window(a->scalar, X25519_DIGITS, t, 1);
-        const vmask m = v_nonzero(v_xor(swap, bit));
-        swap = bit;
-        cswap(m, &x2, &x3);
-        cswap(m, &z2, &z3);
-        ladder_step(&x2, &z2, &x3, &z3, x1);
+        const vmask m = v_nonzero(v_xor(prev, bit));
+        prev = bit;
+        ladder_step(&x2, &z2, &x3, &z3, x1, m);
     }
-    const vmask m = v_nonzero(swap);
-    cswap(m, &x2, &x3);
-    cswap(m, &z2, &z3);
-    finish(a, x2, z2);
+    /* the result is the point of bit 0's side: (x3 : z3) where bit 0 is 1 */
+    const vmask m = v_nonzero(prev);
+    finish(a, fe_carry(fe_blend(m, x2, x3)), fe_carry(fe_blend(m, z2, z3)));
     mbc_memzero(&x2, sizeof(x2));
     mbc_memzero(&z2, sizeof(z2));
     mbc_memzero(&x3, sizeof(x3));
     mbc_memzero(&z3, sizeof(z3));
-    mbc_memzero(&swap, sizeof(swap));
+    mbc_memzero(&prev, sizeof(prev));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -169,30 +176,43 @@ MB52_INLINE struct niels select_niels(unsigned m, vec e)
     return q;
 }
 
-/* ge_add: p + q (mixed addition, "madd-2008-hwcd-3"): 7 multiplies. */
+/*
+ * ge_add: p + q (mixed addition, "madd-2008-hwcd-3"): 7 multiplies. X, Y and
+ * Z come in and go out in U (fe.h), T in F: the next addition only adds and
+ * subtracts X, Y and Z, and multiplies T. The products a, b and c are only
+ * added and subtracted, so they stay uncarried as well.
+ */
 MB52_INLINE struct ge ge_add(struct ge p, struct niels q)
 {
-    const fe a = fe_mul(fe_sub(p.y, p.x), q.ymx);
-    const fe b = fe_mul(fe_add(p.y, p.x), q.ypx);
-    const fe c = fe_mul(p.t, q.xy2d);
+    const fe a = fe_mul_u(fe_sub(p.y, p.x), q.ymx);
+    const fe b = fe_mul_u(fe_add(p.y, p.x), q.ypx);
+    const fe c = fe_mul_u(p.t, q.xy2d);
     const fe d = fe_add(p.z, p.z);
     const fe e = fe_sub(b, a), f = fe_sub(d, c), g = fe_add(d, c), h = fe_add(b, a);
-    return (struct ge){fe_mul(e, f), fe_mul(g, h), fe_mul(f, g), fe_mul(e, h)};
+    return (struct ge){fe_mul_u(e, f), fe_mul_u(g, h), fe_mul_u(f, g), fe_mul(e, h)};
 }
 
-/* ge_dbl: 2 p ("dbl-2008-hwcd" with a = -1): 4 squares, 4 multiplies. */
+/*
+ * ge_dbl: 2 p ("dbl-2008-hwcd" with a = -1): 4 squares, 4 multiplies. Takes
+ * and returns the forms of ge_add (X, Y, Z in U, T in F); X, Y and Z are
+ * carried first, as they are squared. The squares are only added and
+ * subtracted, so they stay uncarried.
+ */
 MB52_INLINE struct ge ge_dbl(struct ge p)
 {
-    const fe a = fe_sqr(p.x);
-    const fe b = fe_sqr(p.y);
-    const fe zz = fe_sqr(p.z);
+    p.x = fe_carry(p.x);
+    p.y = fe_carry(p.y);
+    p.z = fe_carry(p.z);
+    const fe a = fe_sqr_u(p.x);
+    const fe b = fe_sqr_u(p.y);
+    const fe zz = fe_sqr_u(p.z);
     const fe c = fe_add(zz, zz);
     const fe ab = fe_add(a, b);
-    const fe e = fe_sub(fe_sqr(fe_add(p.x, p.y)), ab); /* 2 x y */
-    const fe g = fe_sub(b, a);                         /* y^2 - x^2 */
+    const fe e = fe_sub(fe_sqr_u(fe_add(p.x, p.y)), ab); /* 2 x y */
+    const fe g = fe_sub(b, a);                           /* y^2 - x^2 */
     const fe f = fe_sub(g, c);
     const fe h = fe_sub(fe_small(0), ab);
-    return (struct ge){fe_mul(e, f), fe_mul(g, h), fe_mul(f, g), fe_mul(e, h)};
+    return (struct ge){fe_mul_u(e, f), fe_mul_u(g, h), fe_mul_u(f, g), fe_mul(e, h)};
 }
 
 void MBC_KFN(x25519_base)(struct x25519_args *a)
@@ -257,6 +277,15 @@ void MBC_KFN(x25519_fe_test)(enum x25519_fe_op op, mb52_row *r, const mb52_row *
         break;
     case X25519_FE_CANON:
         z = fe_canon(x);
+        break;
+    case X25519_FE_MUL_U:
+        z = fe_mul_u(x, y);
+        break;
+    case X25519_FE_SQR_U:
+        z = fe_sqr_u(x);
+        break;
+    case X25519_FE_MUL_A24_U:
+        z = fe_mul_small_u(x, A24);
         break;
     default:
         z = fe_inv(x);

@@ -94,9 +94,10 @@ extern const uint64_t mbc_x25519_table[32][8][3][X25519_DIGITS];
  * The field operations of src/x25519/fe.h as one entry per backend, for the
  * _c / _ifma digit-equality tests (the tests' build only): r = op(a, b) on
  * 5 rows (b unused by the one-operand ops). Pre- and postconditions are
- * those of fe.h: MUL, SQR, MUL_A24 (times 121665), INV take L inputs (digits
- * < 2^52); ADD takes L; SUB an L minuend and an F subtrahend; CARRY digits
- * < 2^63; CANON F.
+ * those of fe.h: MUL, SQR, INV and the uncarried MUL_U, SQR_U take F inputs
+ * (digits 0..3 < 2^52, digit 4 <= 2^47 + 2^11), MUL_A24 (times 121665) and the
+ * uncarried MUL_A24_U L (digits < 2^52); the _U forms give U (digits <
+ * 2^56); ADD and SUB take U; CARRY digits < 2^63; CANON F.
  */
 enum x25519_fe_op {
     X25519_FE_MUL,
@@ -107,6 +108,9 @@ enum x25519_fe_op {
     X25519_FE_CARRY,
     X25519_FE_CANON,
     X25519_FE_INV,
+    X25519_FE_MUL_U,
+    X25519_FE_SQR_U,
+    X25519_FE_MUL_A24_U,
     X25519_FE_NUM_OPS
 };
 #if MBC_TEST_HOOKS
