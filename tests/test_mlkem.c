@@ -50,6 +50,94 @@ static void test_compress(void **state)
     }
 }
 
+#if MBC_HAVE_AVX2
+/* vec_tier: the coefficient passes and byte codings of one vector tier. */
+struct vec_tier {
+    uint64_t needs;
+    void (*reduce)(int16_t a[MLKEM_N]);
+    void (*tomont)(int16_t a[MLKEM_N]);
+    void (*encode12)(uint8_t out[384], const int16_t a[MLKEM_N]);
+    int (*decode12)(int16_t a[MLKEM_N], const uint8_t in[384]);
+    void (*decode_decompress)(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
+    void (*compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+};
+#define VEC_TIER(needs, sfx)                                                                       \
+    {                                                                                              \
+        needs, mbc_mlkem_reduce_##sfx, mbc_mlkem_tomont_##sfx, mbc_mlkem_encode12_##sfx,           \
+            mbc_mlkem_decode12_##sfx, mbc_mlkem_decode_decompress_##sfx,                           \
+            mbc_mlkem_compress_encode_##sfx                                                        \
+    }
+static const struct vec_tier vec_tiers[] = {
+    VEC_TIER(MBC_CPU_AVX2, avx2),
+#if MBC_HAVE_AVX512
+    VEC_TIER(MBC_CPU_AVX2 | MBC_CPU_AVX512F | MBC_CPU_AVX512VL, avx512),
+#endif
+};
+
+/* vec_poly_check: tier v's passes and codings give poly.c's bits: on a
+ * (|a| < 2^12) and c (any |c| < 2^14), on the random bytes buf (504) as
+ * encodings of every d, and on 12-bit encodings with one value at or above
+ * q (the modulus check) or all of them just below. */
+static void vec_poly_check(const struct vec_tier *v, const int16_t a[MLKEM_N],
+                           const int16_t c[MLKEM_N], const uint8_t buf[504])
+{
+    int16_t x[MLKEM_N], y[MLKEM_N];
+    uint8_t ox[384], oy[384];
+    const int16_t *src[2] = {a, c};
+    for (unsigned i = 0; i < 2; i++) {
+        memcpy(x, src[i], sizeof(x));
+        memcpy(y, src[i], sizeof(y));
+        mbc_mlkem_reduce(x);
+        v->reduce(y);
+        assert_memory_equal(x, y, sizeof(x));
+        memcpy(x, src[i], sizeof(x));
+        memcpy(y, src[i], sizeof(y));
+        mbc_mlkem_tomont(x);
+        v->tomont(y);
+        assert_memory_equal(x, y, sizeof(x));
+        mbc_mlkem_encode12(ox, src[i]);
+        v->encode12(oy, src[i]);
+        assert_memory_equal(ox, oy, sizeof(ox));
+    }
+    static const unsigned ds[] = {1, 4, 5, 10, 11};
+    for (unsigned i = 0; i < 5; i++) {
+        mbc_mlkem_decode_decompress(x, buf, ds[i]);
+        v->decode_decompress(y, buf, ds[i]);
+        assert_memory_equal(x, y, sizeof(x));
+        mbc_mlkem_compress_encode(ox, c, ds[i]);
+        v->compress_encode(oy, c, ds[i]);
+        assert_memory_equal(ox, oy, 32 * ds[i]);
+    }
+    /* 12-bit decoding: random bytes (mostly some value >= q), then the
+     * encoding of reduced values, with at most one raised to q..4095 */
+    uint8_t enc[384];
+    memcpy(enc, buf, sizeof(enc));
+    assert_int_equal(mbc_mlkem_decode12(x, enc), v->decode12(y, enc));
+    assert_memory_equal(x, y, sizeof(x));
+    for (unsigned j = 0; j < MLKEM_N; j++) {
+        x[j] = (int16_t)(c[j] % MLKEM_Q);
+    }
+    x[buf[0]] = (int16_t)(MLKEM_Q - 1);
+    mbc_mlkem_encode12(enc, x);
+    if (buf[1] & 1) {
+        /* value buf[2] becomes q + buf[3] * 3 (at most 4094) */
+        const unsigned j = buf[2], val = MLKEM_Q + buf[3] * 3u;
+        uint8_t *p = enc + 3 * (j / 2);
+        if (j % 2 == 0) {
+            p[0] = (uint8_t)val;
+            p[1] = (uint8_t)((p[1] & 0xF0) | (val >> 8));
+        } else {
+            p[1] = (uint8_t)((p[1] & 0x0F) | ((val & 0x0F) << 4));
+            p[2] = (uint8_t)(val >> 4);
+        }
+    }
+    const int rx = mbc_mlkem_decode12(x, enc);
+    assert_int_equal(rx, (buf[1] & 1) ? 0 : 1);
+    assert_int_equal(v->decode12(y, enc), rx);
+    assert_memory_equal(x, y, sizeof(x));
+}
+#endif
+
 /* The AVX2 polynomial kernels give poly.c's bits, on random inputs at the
  * bounds of their contracts. */
 static void test_poly_avx2(void **state)
@@ -116,6 +204,33 @@ static void test_poly_avx2(void **state)
         mbc_mlkem_compress_encode(ox, c, d);
         mbc_mlkem_compress_encode_avx2(oy, c, d);
         assert_memory_equal(ox, oy, 32 * d);
+        /* the noise of 5 streams (a whole group of four and one alone), eta
+         * 2 and 3 */
+        uint8_t seeds[5][33];
+        int16_t cx[5][MLKEM_N], cy[5][MLKEM_N];
+        int16_t *px[5], *py[5];
+        mbt_rand_bytes((uint8_t *)seeds, sizeof(seeds));
+        for (unsigned i = 0; i < 5; i++) {
+            px[i] = cx[i];
+            py[i] = cy[i];
+        }
+        const unsigned eta = 2 + (unsigned)(iter & 1);
+        mbc_mlkem_sample_cbd_c(px, (const uint8_t(*)[33])seeds, 5, eta);
+        mbc_mlkem_sample_cbd_avx2(py, (const uint8_t(*)[33])seeds, 5, eta);
+        assert_memory_equal(cx, cy, sizeof(cx));
+#if MBC_HAVE_AVX512
+        if ((mbc_cpu_features() & (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) ==
+            (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) {
+            memset(cy, 0, sizeof(cy));
+            mbc_mlkem_sample_cbd_avx512(py, (const uint8_t(*)[33])seeds, 5, eta);
+            assert_memory_equal(cx, cy, sizeof(cx));
+        }
+#endif
+        for (size_t t = 0; t < sizeof(vec_tiers) / sizeof(vec_tiers[0]); t++) {
+            if ((mbc_cpu_features() & vec_tiers[t].needs) == vec_tiers[t].needs) {
+                vec_poly_check(&vec_tiers[t], a, c, buf);
+            }
+        }
     }
 #else
     skip();

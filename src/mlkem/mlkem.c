@@ -129,9 +129,9 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
     mat_acc(impl, k, st, n, 0);
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_encode12(req[s].dk + 384 * i, st[s].a[i]);
-            mbc_mlkem_reduce(st[s].b[i]);
-            mbc_mlkem_tomont(st[s].b[i]);
+            impl->encode12(req[s].dk + 384 * i, st[s].a[i]);
+            impl->reduce(st[s].b[i]);
+            impl->tomont(st[s].b[i]);
         }
     }
     /* + e = CBD(PRF(sigma, k..2k-1)), in the rows of s (encoded above) */
@@ -141,7 +141,7 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
         for (unsigned i = 0; i < k; i++) {
             impl->ntt(st[s].a[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
-            mbc_mlkem_encode12(ek + 384 * i, st[s].b[i]);
+            impl->encode12(ek + 384 * i, st[s].b[i]);
         }
         memcpy(ek + 384 * k, st[s].rho, 32);
         /* dk = dk_PKE || ek || H(ek) || z */
@@ -187,7 +187,7 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
         }
         /* v' = t^T y, t decoded row by row (the modulus check on the way) */
         for (unsigned i = 0; i < k; i++) {
-            good &= mbc_mlkem_decode12(st[s].d, ek[s] + 384 * i);
+            good &= impl->decode12(st[s].d, ek[s] + 384 * i);
             impl->basemul_acc(st[s].c, st[s].d, st[s].a[i]);
         }
         ok |= (unsigned)good << s;
@@ -204,15 +204,15 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
     prf_batch(impl, rows, r, n, k + 1, k, p->eta2);
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_reduce(st[s].b[i]);
+            impl->reduce(st[s].b[i]);
             impl->invntt(st[s].b[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
         }
-        mbc_mlkem_reduce(st[s].c);
+        impl->reduce(st[s].c);
         impl->invntt(st[s].c);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         /* + Decompress_1(m) */
-        mbc_mlkem_decode_decompress(st[s].d, st[s].m, 1);
+        impl->decode_decompress(st[s].d, st[s].m, 1);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         for (unsigned i = 0; i < k; i++) {
             impl->compress_encode(ct[s] + 32 * p->du * i, st[s].b[i], p->du);
@@ -281,17 +281,17 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
         ok |= (unsigned)mbc_ct_memeq(hk[s], h, 32) << s;
         /* m' = Decrypt(dk_PKE, c): w = v - s^T NTT(u) */
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
+            impl->decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
             impl->ntt(st[s].b[i]);
         }
         memset(st[s].d, 0, sizeof(st[s].d));
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_decode12(st[s].a[i], dk + 384 * i);
+            impl->decode12(st[s].a[i], dk + 384 * i);
             impl->basemul_acc(st[s].d, st[s].a[i], st[s].b[i]);
         }
-        mbc_mlkem_reduce(st[s].d);
+        impl->reduce(st[s].d);
         impl->invntt(st[s].d);
-        mbc_mlkem_decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
+        impl->decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
         mbc_mlkem_sub(st[s].c, st[s].c, st[s].d);
         impl->compress_encode(st[s].m, st[s].c, 1);
         /* (K', r') = G(m' || h) */

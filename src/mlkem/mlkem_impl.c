@@ -56,6 +56,11 @@ const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
     .invntt = mbc_mlkem_invntt,
     .basemul_acc = mbc_mlkem_basemul_acc,
     .compress_encode = mbc_mlkem_compress_encode,
+    .reduce = mbc_mlkem_reduce,
+    .tomont = mbc_mlkem_tomont,
+    .encode12 = mbc_mlkem_encode12,
+    .decode12 = mbc_mlkem_decode12,
+    .decode_decompress = mbc_mlkem_decode_decompress,
 };
 
 #if MBC_HAVE_AVX2
@@ -75,6 +80,11 @@ static const struct mbc_mlkem_impl mlkem_avx2 = {
     .invntt = mbc_mlkem_invntt_avx2,
     .basemul_acc = mbc_mlkem_basemul_acc_avx2,
     .compress_encode = mbc_mlkem_compress_encode_avx2,
+    .reduce = mbc_mlkem_reduce_avx2,
+    .tomont = mbc_mlkem_tomont_avx2,
+    .encode12 = mbc_mlkem_encode12_avx2,
+    .decode12 = mbc_mlkem_decode12_avx2,
+    .decode_decompress = mbc_mlkem_decode_decompress_avx2,
 };
 #endif
 
@@ -95,6 +105,11 @@ static const struct mbc_mlkem_impl mlkem_avx512 = {
     .invntt = mbc_mlkem_invntt_avx512,
     .basemul_acc = mbc_mlkem_basemul_acc_avx512,
     .compress_encode = mbc_mlkem_compress_encode_avx512,
+    .reduce = mbc_mlkem_reduce_avx512,
+    .tomont = mbc_mlkem_tomont_avx512,
+    .encode12 = mbc_mlkem_encode12_avx512,
+    .decode12 = mbc_mlkem_decode12_avx512,
+    .decode_decompress = mbc_mlkem_decode_decompress_avx512,
 };
 #endif
 
