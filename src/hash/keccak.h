@@ -123,4 +123,21 @@ void mbc_shake4_absorb_avx512(struct mbc_keccak4 *k, unsigned rate, const uint8_
                               size_t len, uint8_t dom);
 void mbc_shake4_squeeze_avx512(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks);
 
+/*
+ * The 8-way functions (keccak8_avx512.c, only with MBC_HAVE_AVX512; the
+ * caller checks MBC_CPU_AVX512F and VL): eight sponges, sponge i in 64-bit
+ * lane i of s[j], one zmm register per state word; the same contracts as
+ * the 4-way functions above. mbc_keccak8_hash_avx512 hashes groups of
+ * eight, and a last group of four or fewer on the 4-way kernel.
+ */
+struct mbc_keccak8 {
+    uint64_t s[25][8];
+    unsigned rate;
+};
+void mbc_keccak8_f1600_avx512(uint64_t s[25][8]);
+void mbc_shake8_absorb_avx512(struct mbc_keccak8 *k, unsigned rate, const uint8_t *const in[8],
+                              size_t len, uint8_t dom);
+void mbc_shake8_squeeze_avx512(struct mbc_keccak8 *k, uint8_t *const out[8], size_t nblocks);
+void mbc_keccak8_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+
 #endif /* MBC_SRC_HASH_KECCAK_H */

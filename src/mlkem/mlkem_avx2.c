@@ -74,35 +74,98 @@ unsigned K4(mbc_mlkem_rej)(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf
     return mbc_mlkem_rej(a, done, buf + i, len - i);
 }
 
+/*
+ * kway: a multi-way SHAKE kernel: ways sponges side by side, absorb and
+ * squeeze with keccak.h's contracts on a state of union kstate. The avx2
+ * build has the 4-way one; the avx512 build also the 8-way zmm one, used
+ * for groups of more than four streams (a group of four or fewer costs
+ * less on the 4-way one).
+ */
+union kstate {
+    struct mbc_keccak4 k4;
+#if MBC_AVX512
+    struct mbc_keccak8 k8;
+#endif
+};
+struct kway {
+    unsigned ways;
+    void (*absorb)(union kstate *k, unsigned rate, const uint8_t *const in[], size_t len,
+                   uint8_t dom);
+    void (*squeeze)(union kstate *k, uint8_t *const out[], size_t nblocks);
+};
+
+static void absorb4(union kstate *k, unsigned rate, const uint8_t *const in[], size_t len,
+                    uint8_t dom)
+{
+    K4(mbc_shake4_absorb)(&k->k4, rate, in, len, dom);
+}
+static void squeeze4(union kstate *k, uint8_t *const out[], size_t nblocks)
+{
+    K4(mbc_shake4_squeeze)(&k->k4, out, nblocks);
+}
+static const struct kway way4 = {4, absorb4, squeeze4};
+#if MBC_AVX512
+static void absorb8(union kstate *k, unsigned rate, const uint8_t *const in[], size_t len,
+                    uint8_t dom)
+{
+    mbc_shake8_absorb_avx512(&k->k8, rate, in, len, dom);
+}
+static void squeeze8(union kstate *k, uint8_t *const out[], size_t nblocks)
+{
+    mbc_shake8_squeeze_avx512(&k->k8, out, nblocks);
+}
+static const struct kway way8 = {8, absorb8, squeeze8};
+#endif
+
+/* kway_for: the kernel for a group of the m streams left. */
+static inline const struct kway *kway_for(unsigned m)
+{
+#if MBC_AVX512
+    if (m > 4) {
+        return &way8;
+    }
+#endif
+    (void)m;
+    return &way4;
+}
+
+#define MAX_WAYS 8
+
 void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
 {
-    uint8_t buf[4][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+    uint8_t buf[MAX_WAYS][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
     int16_t spare[MLKEM_N];
-    uint8_t *bp[4] = {buf[0], buf[1], buf[2], buf[3]};
-    for (unsigned g = 0; g < n; g += 4) {
-        const uint8_t *in[4];
-        int16_t *dst[4];
-        for (unsigned i = 0; i < 4; i++) {
+    uint8_t *bp[MAX_WAYS];
+    for (unsigned i = 0; i < MAX_WAYS; i++) {
+        bp[i] = buf[i];
+    }
+    for (unsigned g = 0; g < n;) {
+        const struct kway *kw = kway_for(n - g);
+        const unsigned w = kw->ways;
+        const uint8_t *in[MAX_WAYS];
+        int16_t *dst[MAX_WAYS];
+        for (unsigned i = 0; i < w; i++) {
             const int live = g + i < n;
             in[i] = seed[live ? g + i : g];
             dst[i] = live ? out[g + i] : spare;
         }
-        struct mbc_keccak4 k;
-        K4(mbc_shake4_absorb)(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
-        K4(mbc_shake4_squeeze)(&k, bp, SAMPLE_BLOCKS);
-        unsigned done[4], all = 1;
-        for (unsigned i = 0; i < 4; i++) {
+        union kstate k;
+        kw->absorb(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
+        kw->squeeze(&k, bp, SAMPLE_BLOCKS);
+        unsigned done[MAX_WAYS], all = 1;
+        for (unsigned i = 0; i < w; i++) {
             done[i] = K4(mbc_mlkem_rej)(dst[i], 0, buf[i], sizeof(buf[i]));
             all &= done[i] == MLKEM_N;
         }
         while (!all) {
-            K4(mbc_shake4_squeeze)(&k, bp, 1);
+            kw->squeeze(&k, bp, 1);
             all = 1;
-            for (unsigned i = 0; i < 4; i++) {
+            for (unsigned i = 0; i < w; i++) {
                 done[i] = K4(mbc_mlkem_rej)(dst[i], done[i], buf[i], MBC_SHAKE128_RATE);
                 all &= done[i] == MLKEM_N;
             }
         }
+        g += w;
     }
 }
 
@@ -162,22 +225,28 @@ void K4(mbc_mlkem_sample_cbd)(int16_t *const out[], const uint8_t (*seed)[33], u
                               unsigned eta)
 {
     /* 64 eta bytes: one block of SHAKE256 for eta 2, two for eta 3 */
-    uint8_t buf[4][2 * MBC_SHAKE256_RATE];
+    uint8_t buf[MAX_WAYS][2 * MBC_SHAKE256_RATE];
     int16_t spare[MLKEM_N];
-    uint8_t *bp[4] = {buf[0], buf[1], buf[2], buf[3]};
-    const size_t blocks = (64 * eta + MBC_SHAKE256_RATE - 1) / MBC_SHAKE256_RATE;
-    for (unsigned g = 0; g < n; g += 4) {
-        const uint8_t *in[4];
-        for (unsigned i = 0; i < 4; i++) {
+    uint8_t *bp[MAX_WAYS];
+    for (unsigned i = 0; i < MAX_WAYS; i++) {
+        bp[i] = buf[i];
+    }
+    const size_t blocks = eta == 2 ? 1 : 2;
+    for (unsigned g = 0; g < n;) {
+        const struct kway *kw = kway_for(n - g);
+        const unsigned w = kw->ways;
+        const uint8_t *in[MAX_WAYS];
+        for (unsigned i = 0; i < w; i++) {
             in[i] = seed[g + i < n ? g + i : g];
         }
-        struct mbc_keccak4 k;
-        K4(mbc_shake4_absorb)(&k, MBC_SHAKE256_RATE, in, 33, 0x1F);
-        K4(mbc_shake4_squeeze)(&k, bp, blocks);
+        union kstate k;
+        kw->absorb(&k, MBC_SHAKE256_RATE, in, 33, 0x1F);
+        kw->squeeze(&k, bp, blocks);
         mbc_memzero(&k, sizeof(k));
-        for (unsigned i = 0; i < 4; i++) {
+        for (unsigned i = 0; i < w; i++) {
             cbd(g + i < n ? out[g + i] : spare, buf[i], eta);
         }
+        g += w;
     }
     mbc_memzero(buf, sizeof(buf));
     mbc_memzero(spare, sizeof(spare));
