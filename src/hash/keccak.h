@@ -91,6 +91,23 @@ struct mbc_hash_task {
     uint8_t dom;
 };
 void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+
+/*
+ * mbc_keccak_hash_ways: the tasks ways at a time on a multi-way kernel w
+ * (keccak.c; the kernels' files give w): absorb xors block i (rate bytes
+ * of it) into sponge i of the transposed state (25 ways words, zeroed
+ * first) and permutes; read writes the first rate bytes of every sponge
+ * into out[i]. A task may have fewer blocks than its group's others: its
+ * output is read after its own last block.
+ */
+#define MBC_KECCAK_MAX_WAYS 8
+struct mbc_keccak_ways {
+    unsigned ways;
+    void (*absorb)(uint64_t *state, const uint8_t (*block)[200], unsigned rate);
+    void (*read)(const uint64_t *state, uint8_t (*out)[200], unsigned rate);
+};
+void mbc_keccak_hash_ways(const struct mbc_keccak_ways *w, const struct mbc_hash_task *t,
+                          unsigned n, unsigned rate);
 void mbc_keccak4_hash_avx2(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 void mbc_keccak4_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 

@@ -151,62 +151,35 @@ void K4(mbc_shake4_squeeze)(struct mbc_keccak4 *k, uint8_t *const out[4], size_t
     }
 }
 
+/* the 4-way kernel of mbc_keccak_hash_ways: state word j of sponge i at
+ * state[4 j + i] */
+static void absorb4(uint64_t *state, const uint8_t (*block)[200], unsigned rate)
+{
+    uint64_t(*s)[4] = (uint64_t(*)[4])state;
+    for (unsigned j = 0; j < rate / 8; j++) {
+        uint64_t w[4];
+        for (unsigned i = 0; i < 4; i++) {
+            memcpy(&w[i], block[i] + 8 * j, 8);
+        }
+        const __m256i x = _mm256_loadu_si256((const __m256i *)w);
+        const __m256i v = _mm256_loadu_si256((const __m256i *)s[j]);
+        _mm256_storeu_si256((__m256i *)s[j], _mm256_xor_si256(v, x));
+    }
+    K4(mbc_keccak4_f1600)(s);
+}
+
+static void read4(const uint64_t *state, uint8_t (*out)[200], unsigned rate)
+{
+    const uint64_t(*s)[4] = (const uint64_t(*)[4])state;
+    for (unsigned j = 0; j < rate / 8; j++) {
+        for (unsigned i = 0; i < 4; i++) {
+            memcpy(out[i] + 8 * j, &s[j][i], 8);
+        }
+    }
+}
+
 void K4(mbc_keccak4_hash)(const struct mbc_hash_task *t, unsigned n, unsigned rate)
 {
-    uint8_t block[4][200];
-    for (unsigned g = 0; g < n; g += 4) {
-        const unsigned m = n - g < 4 ? n - g : 4;
-        size_t blocks[4] = {0}, most = 0;
-        for (unsigned i = 0; i < m; i++) {
-            /* the padding needs a byte: len / rate + 1 blocks (counted
-             * without division: the scan of the built objects allows none) */
-            blocks[i] = 1;
-            for (size_t rem = t[g + i].len; rem >= rate; rem -= rate) {
-                blocks[i]++;
-            }
-            most = blocks[i] > most ? blocks[i] : most;
-        }
-        struct mbc_keccak4 k;
-        memset(k.s, 0, sizeof(k.s));
-        for (size_t b = 0; b < most; b++) {
-            /* the block of each sponge (zeros for one already finished:
-             * its output is out, what it absorbs now is never read) */
-            memset(block, 0, sizeof(block));
-            for (unsigned i = 0; i < m; i++) {
-                const struct mbc_hash_task *ti = &t[g + i];
-                if (b >= blocks[i]) {
-                    continue;
-                }
-                const size_t off = b * rate;
-                const size_t take = ti->len - off < rate ? ti->len - off : rate;
-                memcpy(block[i], ti->in + off, take);
-                if (b + 1 == blocks[i]) {
-                    block[i][take] ^= ti->dom;
-                    block[i][rate - 1] ^= 0x80;
-                }
-            }
-            /* transposed into the state, one ymm per lane word */
-            for (unsigned j = 0; j < rate / 8; j++) {
-                uint64_t w[4];
-                for (unsigned i = 0; i < 4; i++) {
-                    memcpy(&w[i], block[i] + 8 * j, 8);
-                }
-                const __m256i x = _mm256_loadu_si256((const __m256i *)w);
-                const __m256i v = _mm256_loadu_si256((const __m256i *)k.s[j]);
-                _mm256_storeu_si256((__m256i *)k.s[j], _mm256_xor_si256(v, x));
-            }
-            K4(mbc_keccak4_f1600)(k.s);
-            for (unsigned i = 0; i < m; i++) {
-                if (b + 1 == blocks[i]) {
-                    for (size_t j = 0; j < t[g + i].out_len; j++) {
-                        t[g + i].out[j] = (uint8_t)(k.s[j / 8][i] >> (8 * (j % 8)));
-                    }
-                }
-            }
-        }
-        memset(&k, 0, sizeof(k));
-        __asm__ __volatile__("" : : "r"(&k) : "memory");
-    }
-    memset(block, 0, sizeof(block));
-    __asm__ __volatile__("" : : "r"(block) : "memory");
+    static const struct mbc_keccak_ways w = {4, absorb4, read4};
+    mbc_keccak_hash_ways(&w, t, n, rate);
 }

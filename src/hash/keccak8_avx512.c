@@ -181,85 +181,48 @@ void mbc_shake8_squeeze_avx512(struct mbc_keccak8 *k, uint8_t *const out[8], siz
     }
 }
 
+/* the 8-way kernel of mbc_keccak_hash_ways: state word j of sponge i at
+ * state[8 j + i]; the blocks go in eight words at a time, transposed */
+static void absorb8(uint64_t *state, const uint8_t (*block)[200], unsigned rate)
+{
+    uint64_t(*s)[8] = (uint64_t(*)[8])state;
+    for (unsigned j = 0; j < rate / 8; j += 8) {
+        __m512i r[8];
+        for (unsigned i = 0; i < 8; i++) {
+            r[i] = _mm512_loadu_si512((const void *)(block[i] + 8 * j));
+        }
+        transpose8(r);
+        const unsigned nw = rate / 8 - j < 8 ? rate / 8 - j : 8;
+        for (unsigned w = 0; w < nw; w++) {
+            _mm512_storeu_si512((void *)s[j + w],
+                                _mm512_xor_si512(_mm512_loadu_si512((const void *)s[j + w]), r[w]));
+        }
+    }
+    mbc_keccak8_f1600_avx512(s);
+}
+
+static void read8(const uint64_t *state, uint8_t (*out)[200], unsigned rate)
+{
+    uint8_t *o[8];
+    for (unsigned i = 0; i < 8; i++) {
+        o[i] = out[i];
+    }
+    extract((const uint64_t(*)[8])state, 0, rate / 8, o);
+}
+
 void mbc_keccak8_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate)
 {
-    /* groups of at most four go to the 4-way kernel: a half-empty zmm
-     * permutation costs more than a full ymm one */
-    uint8_t block[8][200];
-    uint8_t outb[8][200];
-    unsigned g = 0;
-    for (; g < n && n - g > 4; g += 8) {
-        const unsigned m = n - g < 8 ? n - g : 8;
-        size_t blocks[8] = {0}, most = 0;
-        for (unsigned i = 0; i < m; i++) {
-            /* the padding needs a byte: len / rate + 1 blocks (counted
-             * without division: the scan of the built objects allows none) */
-            blocks[i] = 1;
-            for (size_t rem = t[g + i].len; rem >= rate; rem -= rate) {
-                blocks[i]++;
-            }
-            most = blocks[i] > most ? blocks[i] : most;
-        }
-        struct mbc_keccak8 k;
-        memset(k.s, 0, sizeof(k.s));
-        for (size_t b = 0; b < most; b++) {
-            /* the block of each sponge (zeros for one already finished or
-             * absent: its output is out, what it absorbs now is never read) */
-            memset(block, 0, sizeof(block));
-            for (unsigned i = 0; i < m; i++) {
-                const struct mbc_hash_task *ti = &t[g + i];
-                if (b >= blocks[i]) {
-                    continue;
-                }
-                const size_t off = b * rate;
-                const size_t take = ti->len - off < rate ? ti->len - off : rate;
-                memcpy(block[i], ti->in + off, take);
-                if (b + 1 == blocks[i]) {
-                    block[i][take] ^= ti->dom;
-                    block[i][rate - 1] ^= 0x80;
-                }
-            }
-            /* transposed into the state, eight words at a time */
-            for (unsigned j = 0; j < rate / 8; j += 8) {
-                __m512i r[8];
-                for (unsigned i = 0; i < 8; i++) {
-                    r[i] = _mm512_loadu_si512((const void *)(block[i] + 8 * j));
-                }
-                transpose8(r);
-                const unsigned nw = rate / 8 - j < 8 ? rate / 8 - j : 8;
-                for (unsigned w = 0; w < nw; w++) {
-                    _mm512_storeu_si512(
-                        (void *)k.s[j + w],
-                        _mm512_xor_si512(_mm512_loadu_si512((const void *)k.s[j + w]), r[w]));
-                }
-            }
-            mbc_keccak8_f1600_avx512(k.s);
-            /* the outputs of the sponges whose last block this was (public
-             * lengths decide) */
-            unsigned last = 0;
-            for (unsigned i = 0; i < m; i++) {
-                last |= (unsigned)(b + 1 == blocks[i]) << i;
-            }
-            if (last != 0) {
-                uint8_t *o[8];
-                for (unsigned i = 0; i < 8; i++) {
-                    o[i] = outb[i];
-                }
-                extract((const uint64_t(*)[8])k.s, 0, rate / 8, o);
-                for (unsigned i = 0; i < m; i++) {
-                    if ((last >> i) & 1u) {
-                        memcpy(t[g + i].out, outb[i], t[g + i].out_len);
-                    }
-                }
-            }
-        }
-        memset(&k, 0, sizeof(k));
-        __asm__ __volatile__("" : : "r"(&k) : "memory");
+    /* groups of eight while more than four are left; a rest of four or
+     * fewer on the 4-way kernel (a half-empty zmm permutation costs more
+     * than a full ymm one) */
+    static const struct mbc_keccak_ways w = {8, absorb8, read8};
+    unsigned n8 = 0;
+    while (n8 < n && n - n8 > 4) {
+        n8 += 8;
     }
-    if (g < n) {
-        mbc_keccak4_hash_avx512(t + g, n - g, rate);
+    n8 = n8 < n ? n8 : n;
+    mbc_keccak_hash_ways(&w, t, n8, rate);
+    if (n8 < n) {
+        mbc_keccak4_hash_avx512(t + n8, n - n8, rate);
     }
-    memset(block, 0, sizeof(block));
-    memset(outb, 0, sizeof(outb));
-    __asm__ __volatile__("" : : "r"(block), "r"(outb) : "memory");
 }
