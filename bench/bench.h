@@ -169,10 +169,42 @@ int bench_ossl_fail(const char *what);
 /* pk_arg: what the public-key run functions (RSA, EC) run: an operation of
  * the family (RSA_OP_*, EC_OP_*) and, for the manager runs, K requests in
  * flight. */
+typedef struct bench_pool bench_pool;
 typedef struct pk_arg {
     unsigned op;
     unsigned k;
+    const bench_pool *pool; /* the family's pool hooks (NULL: it has none) */
 } pk_arg;
+
+/*
+ * bench_pool: the hooks of a family whose workload is a pool of requests
+ * (X25519, ML-KEM, the hybrid), for the one runner of their 8-lane and
+ * single calls (loops.c): size requests (a multiple of MBC_LANES); mb8
+ * makes one 8-lane call of op on requests e0..e0+7 into the thread's
+ * output slots 0..7; single one call of op on request e into slot 0; check
+ * tests slot's outputs as request e's (full: also the costly cross-check;
+ * 0, or -1 with the reason printed). name and ops[op] name them in
+ * messages. A thread state of such a family begins with a bench_pool_pos.
+ */
+struct bench_pool {
+    unsigned size;
+    const char *name;
+    const char *const *ops;
+    mbc_status (*mb8)(void *ts, unsigned op, unsigned e0);
+    mbc_err (*single)(void *ts, unsigned op, unsigned e);
+    int (*check)(void *ts, unsigned op, unsigned e, unsigned slot, int full);
+};
+typedef struct bench_pool_pos {
+    unsigned next, next8, sample;
+} bench_pool_pos;
+/* BENCH_SAMPLE: one result in this many gets the full check. */
+#define BENCH_SAMPLE 64
+/* The runs of a pool family (pk_arg's pool), and the check a case makes
+ * when it is built: one 8-lane call and one single call of each of nops
+ * operations on thread state ts, every result fully checked. */
+int bench_pool_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
+int bench_pool_run_single(void *ts, const void *arg, double seconds, run_out *out);
+int bench_pool_selftest(void *ts, const bench_pool *pool, unsigned nops);
 
 /*
  * The run loops the public-key workloads share (loops.c).
@@ -271,9 +303,8 @@ pk_case *x25519_case_new(unsigned bits, const bench_opts *opts);
 void x25519_case_free(pk_case *c);
 void *const *x25519_case_threads(const pk_case *c);
 int x25519_check_mgr(pk_case *c, unsigned op);
+extern const bench_pool x25519_pool;
 
-int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
-int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
@@ -285,9 +316,8 @@ pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts);
 void mlkem_case_free(pk_case *c);
 void *const *mlkem_case_threads(const pk_case *c);
 int mlkem_check_mgr(pk_case *c, unsigned op);
+extern const bench_pool mlkem_pool;
 
-int mlkem_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
-int mlkem_run_single(void *ts, const void *arg, double seconds, run_out *out);
 int mlkem_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
 int mlkem_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
