@@ -46,9 +46,8 @@ struct mlkem_thread {
 };
 
 struct pk_case {
-    unsigned num_threads;
+    void *th[BENCH_MAX_THREADS]; /* first (bench_pool_case_new): struct mlkem_thread */
     uint8_t ek[MLKEM_POOL][EK], dk[MLKEM_POOL][DK], ct[MLKEM_POOL][CT], ss[MLKEM_POOL][SS];
-    struct mlkem_thread *th[BENCH_MAX_THREADS];
 };
 
 /* check_result: out/out2 of op on request e (NULL: no request): decaps must
@@ -81,25 +80,7 @@ static int check_result(const pk_case *c, unsigned op, unsigned e, const uint8_t
 
 void mlkem_case_free(pk_case *c)
 {
-    if (c == NULL) {
-        return;
-    }
-    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
-        struct mlkem_thread *th = c->th[t];
-        if (th == NULL) {
-            continue;
-        }
-        for (unsigned e = 0; e < MLKEM_POOL; e++) {
-            EVP_PKEY_CTX_free(th->ossl_enc[e]);
-            EVP_PKEY_CTX_free(th->ossl_dec[e]);
-            EVP_PKEY_free(th->ossl_pub[e]);
-            EVP_PKEY_free(th->ossl_priv[e]);
-        }
-        EVP_PKEY_CTX_free(th->ossl_keygen);
-        bench_jobs_free(&th->jobs);
-        free(th);
-    }
-    free(c);
+    bench_pool_case_free(&mlkem_pool, c);
 }
 
 /* mb8_call: one 8-lane call of op on requests e0..e0+7. */
@@ -148,18 +129,52 @@ static int check_slot(void *ts, unsigned op, unsigned e, unsigned slot, int full
     return check_result(th->c, op, e, th->out[slot], th->out2[slot], full, "mbcrypto");
 }
 
-const bench_pool mlkem_pool = {MLKEM_POOL, "ML-KEM-768", op_name,
-                               mb8_call,   single_call,  check_slot};
-
-pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
+/* thread_init: OpenSSL's keys and contexts (3.5 and later; none on 3.0:
+ * its column then fails, saying why). */
+static int thread_init(void *ts, const pk_case *c)
 {
-    (void)bits;
-    pk_case *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        bench_fail("out of memory");
-        return NULL;
+    struct mlkem_thread *th = ts;
+    th->c = c;
+    for (unsigned e = 0; e < MLKEM_POOL; e++) {
+        th->ossl_pub[e] = EVP_PKEY_new_raw_public_key_ex(NULL, "ML-KEM-768", NULL, c->ek[e], EK);
+        th->ossl_priv[e] = EVP_PKEY_new_raw_private_key_ex(NULL, "ML-KEM-768", NULL, c->dk[e], DK);
+        if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
+            th->ossl_enc[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
+            th->ossl_dec[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
+            if (th->ossl_enc[e] != NULL && EVP_PKEY_encapsulate_init(th->ossl_enc[e], NULL) <= 0) {
+                EVP_PKEY_CTX_free(th->ossl_enc[e]);
+                th->ossl_enc[e] = NULL;
+            }
+            if (th->ossl_dec[e] != NULL && EVP_PKEY_decapsulate_init(th->ossl_dec[e], NULL) <= 0) {
+                EVP_PKEY_CTX_free(th->ossl_dec[e]);
+                th->ossl_dec[e] = NULL;
+            }
+        }
     }
-    c->num_threads = opts->threads;
+    th->ossl_keygen = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
+    if (th->ossl_keygen != NULL && EVP_PKEY_keygen_init(th->ossl_keygen) <= 0) {
+        EVP_PKEY_CTX_free(th->ossl_keygen);
+        th->ossl_keygen = NULL;
+    }
+    ERR_clear_error();
+    return 0;
+}
+
+static void thread_free(void *ts)
+{
+    struct mlkem_thread *th = ts;
+    for (unsigned e = 0; e < MLKEM_POOL; e++) {
+        EVP_PKEY_CTX_free(th->ossl_enc[e]);
+        EVP_PKEY_CTX_free(th->ossl_dec[e]);
+        EVP_PKEY_free(th->ossl_pub[e]);
+        EVP_PKEY_free(th->ossl_priv[e]);
+    }
+    EVP_PKEY_CTX_free(th->ossl_keygen);
+    bench_jobs_free(&th->jobs);
+}
+
+static int material(pk_case *c)
+{
     int rc = 0;
     for (unsigned e = 0; e < MLKEM_POOL && rc == 0; e++) {
         uint8_t seed[MBC_MLKEM_SEED_LEN];
@@ -169,55 +184,30 @@ pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
             rc = bench_fail("ML-KEM-768 request setup failed");
         }
     }
-    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
-        struct mlkem_thread *th = calloc(1, sizeof(*th));
-        c->th[t] = th;
-        if (th == NULL) {
-            rc = bench_fail("out of memory");
-            break;
-        }
-        th->c = c;
-        /* OpenSSL's keys (3.5 and later; none on 3.0: its column fails) */
-        for (unsigned e = 0; e < MLKEM_POOL; e++) {
-            th->ossl_pub[e] =
-                EVP_PKEY_new_raw_public_key_ex(NULL, "ML-KEM-768", NULL, c->ek[e], EK);
-            th->ossl_priv[e] =
-                EVP_PKEY_new_raw_private_key_ex(NULL, "ML-KEM-768", NULL, c->dk[e], DK);
-            if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
-                th->ossl_enc[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
-                th->ossl_dec[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
-                if (th->ossl_enc[e] != NULL &&
-                    EVP_PKEY_encapsulate_init(th->ossl_enc[e], NULL) <= 0) {
-                    EVP_PKEY_CTX_free(th->ossl_enc[e]);
-                    th->ossl_enc[e] = NULL;
-                }
-                if (th->ossl_dec[e] != NULL &&
-                    EVP_PKEY_decapsulate_init(th->ossl_dec[e], NULL) <= 0) {
-                    EVP_PKEY_CTX_free(th->ossl_dec[e]);
-                    th->ossl_dec[e] = NULL;
-                }
-            }
-        }
-        th->ossl_keygen = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
-        if (th->ossl_keygen != NULL && EVP_PKEY_keygen_init(th->ossl_keygen) <= 0) {
-            EVP_PKEY_CTX_free(th->ossl_keygen);
-            th->ossl_keygen = NULL;
-        }
-        ERR_clear_error();
-    }
-    if (rc == 0) {
-        rc = bench_pool_selftest(c->th[0], &mlkem_pool, 3);
-    }
-    if (rc != 0) {
-        mlkem_case_free(c);
-        return NULL;
-    }
-    return c;
+    return rc;
 }
 
-void *const *mlkem_case_threads(const pk_case *c)
+/* clang-format off */
+const bench_pool mlkem_pool = {
+    .size = MLKEM_POOL,
+    .name = "ML-KEM-768",
+    .ops = op_name,
+    .nops = 3,
+    .mb8 = mb8_call,
+    .single = single_call,
+    .check = check_slot,
+    .thread_size = sizeof(struct mlkem_thread),
+    .thread_init = thread_init,
+    .thread_free = thread_free,
+    .case_size = sizeof(pk_case),
+    .material = material,
+};
+/* clang-format on */
+
+pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
 {
-    return (void *const *)c->th;
+    (void)bits;
+    return bench_pool_case_new(&mlkem_pool, opts);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -39,9 +39,8 @@ struct x25519_thread {
 
 /* pk_case: the X25519 case (one curve: the size argument is unused). */
 struct pk_case {
-    unsigned num_threads;
+    void *th[BENCH_MAX_THREADS]; /* first (bench_pool_case_new): struct x25519_thread */
     uint8_t priv[X25519_POOL][LEN], peer[X25519_POOL][LEN], shared[X25519_POOL][LEN];
-    struct x25519_thread *th[BENCH_MAX_THREADS];
 };
 
 static int ossl_fail(const char *what)
@@ -69,22 +68,7 @@ static EVP_PKEY_CTX *derive_ctx(const pk_case *c, unsigned e)
 
 void x25519_case_free(pk_case *c)
 {
-    if (c == NULL) {
-        return;
-    }
-    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
-        struct x25519_thread *th = c->th[t];
-        if (th == NULL) {
-            continue;
-        }
-        for (unsigned e = 0; e < X25519_POOL; e++) {
-            EVP_PKEY_CTX_free(th->derive[e]);
-        }
-        EVP_PKEY_CTX_free(th->keygen);
-        bench_jobs_free(&th->jobs);
-        free(th);
-    }
-    free(c);
+    bench_pool_case_free(&x25519_pool, c);
 }
 
 /* check_pair: priv is clamped and pub its public key, as the other library
@@ -149,17 +133,36 @@ static int check_slot(void *ts, unsigned op, unsigned e, unsigned slot, int full
     return check_pair(th->out[slot], th->out2[slot], 0, full);
 }
 
-const bench_pool x25519_pool = {X25519_POOL, "X25519", op_name, mb8_call, single_call, check_slot};
-
-pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
+/* thread_init: the thread's OpenSSL contexts. */
+static int thread_init(void *ts, const pk_case *c)
 {
-    (void)bits;
-    pk_case *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        bench_fail("out of memory");
-        return NULL;
+    struct x25519_thread *th = ts;
+    th->c = c;
+    for (unsigned e = 0; e < X25519_POOL; e++) {
+        th->derive[e] = derive_ctx(c, e);
+        if (th->derive[e] == NULL) {
+            return ossl_fail("X25519 derive context");
+        }
     }
-    c->num_threads = opts->threads;
+    th->keygen = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, NULL);
+    if (th->keygen == NULL || EVP_PKEY_keygen_init(th->keygen) <= 0) {
+        return ossl_fail("X25519 keygen context");
+    }
+    return 0;
+}
+
+static void thread_free(void *ts)
+{
+    struct x25519_thread *th = ts;
+    for (unsigned e = 0; e < X25519_POOL; e++) {
+        EVP_PKEY_CTX_free(th->derive[e]);
+    }
+    EVP_PKEY_CTX_free(th->keygen);
+    bench_jobs_free(&th->jobs);
+}
+
+static int material(pk_case *c)
+{
     int rc = 0;
     uint8_t other[LEN];
     for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
@@ -169,37 +172,30 @@ pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
             rc = ossl_fail("X25519 request setup failed");
         }
     }
-    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
-        struct x25519_thread *th = calloc(1, sizeof(*th));
-        c->th[t] = th;
-        if (th == NULL) {
-            rc = bench_fail("out of memory");
-            break;
-        }
-        th->c = c;
-        for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
-            th->derive[e] = derive_ctx(c, e);
-            rc = th->derive[e] != NULL ? 0 : ossl_fail("X25519 derive context");
-        }
-        th->keygen = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, NULL);
-        if (rc == 0 && (th->keygen == NULL || EVP_PKEY_keygen_init(th->keygen) <= 0)) {
-            rc = ossl_fail("X25519 keygen context");
-        }
-    }
-    /* One 8-lane call and one single call of each operation. */
-    if (rc == 0) {
-        rc = bench_pool_selftest(c->th[0], &x25519_pool, 2);
-    }
-    if (rc != 0) {
-        x25519_case_free(c);
-        return NULL;
-    }
-    return c;
+    return rc;
 }
 
-void *const *x25519_case_threads(const pk_case *c)
+/* clang-format off */
+const bench_pool x25519_pool = {
+    .size = X25519_POOL,
+    .name = "X25519",
+    .ops = op_name,
+    .nops = 2,
+    .mb8 = mb8_call,
+    .single = single_call,
+    .check = check_slot,
+    .thread_size = sizeof(struct x25519_thread),
+    .thread_init = thread_init,
+    .thread_free = thread_free,
+    .case_size = sizeof(pk_case),
+    .material = material,
+};
+/* clang-format on */
+
+pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
 {
-    return (void *const *)c->th;
+    (void)bits;
+    return bench_pool_case_new(&x25519_pool, opts);
 }
 
 /* ------------------------------------------------------------------------ */

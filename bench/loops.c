@@ -283,3 +283,51 @@ int bench_pool_selftest(void *ts, const bench_pool *pool, unsigned nops)
     }
     return 0;
 }
+
+pk_case *bench_pool_case_new(const bench_pool *p, const bench_opts *opts)
+{
+    pk_case *c = calloc(1, p->case_size);
+    if (c == NULL) {
+        bench_fail("out of memory");
+        return NULL;
+    }
+    void **th = (void **)c;
+    int rc = p->material(c);
+    for (unsigned t = 0; t < opts->threads && rc == 0; t++) {
+        th[t] = calloc(1, p->thread_size);
+        rc = th[t] == NULL ? bench_fail("out of memory") : p->thread_init(th[t], c);
+    }
+    if (rc == 0) {
+        rc = bench_pool_selftest(th[0], p, p->nops);
+    }
+    if (rc != 0) {
+        bench_pool_case_free(p, c);
+        return NULL;
+    }
+    return c;
+}
+
+void bench_pool_case_free(const bench_pool *p, pk_case *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    void **th = (void **)c;
+    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
+        if (th[t] != NULL) {
+            p->thread_free(th[t]);
+            free(th[t]);
+        }
+    }
+    /* the material may hold private keys */
+    volatile uint8_t *b = (volatile uint8_t *)c;
+    for (size_t i = 0; i < p->case_size; i++) {
+        b[i] = 0;
+    }
+    free(c);
+}
+
+void *const *bench_pool_case_threads(const pk_case *c)
+{
+    return (void *const *)c;
+}

@@ -32,7 +32,7 @@
 /* Cases                                                                     */
 /* ------------------------------------------------------------------------ */
 
-enum family { FAM_RSA, FAM_GCM, FAM_EC, FAM_X25519, FAM_MLKEM, NUM_FAMS };
+enum family { FAM_RSA, FAM_GCM, FAM_EC, FAM_X25519, FAM_MLKEM, FAM_HYBRID, NUM_FAMS };
 
 typedef struct case_def {
     const char *name;
@@ -96,7 +96,7 @@ static const fam_def fams[NUM_FAMS] = {
                     {"mbc_x25519", "mbc_x25519_keygen"},
                     "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes",
                     "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call",
-                    x25519_case_new, x25519_case_free, x25519_case_threads, x25519_check_mgr,
+                    x25519_case_new, x25519_case_free, bench_pool_case_threads, x25519_check_mgr,
                     bench_pool_run_mb8, bench_pool_run_single, x25519_run_mgr, x25519_run_ossl, 0,
                     &x25519_pool},
     [FAM_MLKEM] = {"mlkem", 3, {"keygen", "encaps", "decaps"}, "ML-KEM-768", MBC_ALG_MLKEM,
@@ -105,9 +105,22 @@ static const fam_def fams[NUM_FAMS] = {
                    {"mbc_mlkem_keygen", "mbc_mlkem_encaps", "mbc_mlkem_decaps"},
                    "mbc_mlkem_*_mb8, 8 lanes",
                    "EVP_PKEY_keygen / encapsulate / decapsulate (OpenSSL 3.5+), one op per call",
-                   mlkem_case_new, mlkem_case_free, mlkem_case_threads, mlkem_check_mgr,
+                   mlkem_case_new, mlkem_case_free, bench_pool_case_threads, mlkem_check_mgr,
                    bench_pool_run_mb8, bench_pool_run_single, mlkem_run_mgr, mlkem_run_ossl, 0,
                    &mlkem_pool},
+    [FAM_HYBRID] = {"hybrid", 3, {"keygen", "encaps", "decaps"}, "X25519MLKEM768", MBC_ALG_MLKEM,
+                    {"keygen/s", "encaps/s", "decaps/s"}, "x25519mlkem768", "X25519MLKEM768",
+                    {"mbc_mlkem_keygen_mb8 + mbc_x25519_keygen_mb8",
+                     "mbc_mlkem_encaps_mb8 + mbc_x25519_keygen_mb8 + mbc_x25519_mb8",
+                     "mbc_mlkem_decaps_mb8 + mbc_x25519_mb8"},
+                    {"mbc_mlkem_keygen + mbc_x25519_keygen",
+                     "mbc_mlkem_encaps + mbc_x25519_keygen + mbc_x25519",
+                     "mbc_mlkem_decaps + mbc_x25519"},
+                    "mbc_mlkem_*_mb8 + mbc_x25519_*_mb8, 8 lanes",
+                    "EVP_PKEY_keygen / encapsulate / decapsulate of X25519MLKEM768 (OpenSSL 3.5+), one op per call",
+                    hybrid_case_new, hybrid_case_free, bench_pool_case_threads, hybrid_check_mgr,
+                    bench_pool_run_mb8, bench_pool_run_single, NULL, hybrid_run_ossl, 0,
+                    &hybrid_pool},
 };
 /* clang-format on */
 
@@ -139,6 +152,7 @@ static const case_def cases[] = {
     {"x25519", FAM_X25519, 255, 0, 1},
     /* not in the default suite: its OpenSSL peer needs 3.5's libcrypto */
     {"mlkem768", FAM_MLKEM, 768, 0, 0},
+    {"x25519mlkem768", FAM_HYBRID, 768, 0, 0},
 };
 /* clang-format on */
 #define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1032,7 +1046,8 @@ static void list_cases(FILE *f)
         }
         fprintf(f, "%s\n", cd->in_default ? "  *" : "");
     }
-    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm, ec, x25519\n"
+    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm, ec, x25519, mlkem,\n"
+               "hybrid (mlkem768, x25519mlkem768: their OpenSSL peer needs 3.5)\n"
                "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt, "
                "p256/sign, x25519/keygen\n");
 }
@@ -1595,6 +1610,7 @@ int main(int argc, char **argv)
         pk_section(FAM_EC);
         pk_section(FAM_X25519);
         pk_section(FAM_MLKEM);
+        pk_section(FAM_HYBRID);
         conc_section();
         if (g_opts.json) {
             json_arr_end();
