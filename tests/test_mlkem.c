@@ -237,28 +237,6 @@ static void test_poly_avx2(void **state)
 #endif
 }
 
-/* each_test: calls fn on every test of file. */
-static void each_test(const char *file, void (*fn)(const json_t *t, int valid), size_t *count)
-{
-    json_t *root = mbt_load_json(file);
-    const json_t *groups = json_object_get(root, "testGroups");
-    size_t gi;
-    const json_t *g;
-    json_array_foreach(groups, gi, g)
-    {
-        assert_string_equal(json_string_value(json_object_get(g, "parameterSet")), "ML-KEM-768");
-        size_t ti;
-        const json_t *t;
-        json_array_foreach(json_object_get(g, "tests"), ti, t)
-        {
-            const char *res = json_string_value(json_object_get(t, "result"));
-            fn(t, strcmp(res, "valid") == 0);
-            (*count)++;
-        }
-    }
-    json_decref(root);
-}
-
 static void keygen_seed_case(const json_t *t, int valid)
 {
     size_t sl, el, dl;
@@ -274,14 +252,6 @@ static void keygen_seed_case(const json_t *t, int valid)
     free(seed);
     free(ek);
     free(dk);
-}
-
-static void test_wycheproof_keygen(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_keygen_seed_test.json", keygen_seed_case, &n);
-    assert_int_equal(n, 100);
 }
 
 /* mlkem_768_test.json: key pair from the seed (ek checked), then the
@@ -319,14 +289,6 @@ static void decaps_seed_case(const json_t *t, int valid)
     free(ek);
 }
 
-static void test_wycheproof_decaps_seed(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_test.json", decaps_seed_case, &n);
-    assert_int_equal(n, 193);
-}
-
 static void encaps_case(const json_t *t, int valid)
 {
     size_t el, ml, cl, kl;
@@ -357,14 +319,6 @@ static void encaps_case(const json_t *t, int valid)
     free(k);
 }
 
-static void test_wycheproof_encaps(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_encaps_test.json", encaps_case, &n);
-    assert_int_equal(n, 265);
-}
-
 static void decaps_dk_case(const json_t *t, int valid)
 {
     size_t dl, cl, kl = 0;
@@ -384,13 +338,59 @@ static void decaps_dk_case(const json_t *t, int valid)
     free(k);
 }
 
-static void test_wycheproof_decaps_dk(void **state)
+/* The ML-KEM-768 Wycheproof files, each with its case function (t, and
+ * whether the file says it is valid) and its number of cases. */
+struct wp_file {
+    const char *file;
+    void (*fn)(const json_t *t, int valid);
+    size_t count;
+};
+static const struct wp_file wp_files[] = {
+    {"mlkem_768_keygen_seed_test.json", keygen_seed_case, 100},
+    {"mlkem_768_test.json", decaps_seed_case, 193},
+    {"mlkem_768_encaps_test.json", encaps_case, 265},
+    {"mlkem_768_semi_expanded_decaps_test.json", decaps_dk_case, 9},
+};
+
+/* wp_run: one Wycheproof test of cmocka: a file on an implementation. */
+struct wp_run {
+    const char *impl;
+    const struct wp_file *f;
+};
+
+/* test_wycheproof: every case of the file on the implementation. */
+static void test_wycheproof(void **state)
 {
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_semi_expanded_decaps_test.json", decaps_dk_case, &n);
-    assert_int_equal(n, 9);
+    const struct wp_run *r = *state;
+    void *impl = (void *)r->impl;
+    begin(&impl);
+    json_t *root = mbt_load_json(r->f->file);
+    size_t gi, n = 0;
+    const json_t *g;
+    json_array_foreach(json_object_get(root, "testGroups"), gi, g)
+    {
+        assert_string_equal(json_string_value(json_object_get(g, "parameterSet")), "ML-KEM-768");
+        size_t ti;
+        const json_t *t;
+        json_array_foreach(json_object_get(g, "tests"), ti, t)
+        {
+            const char *res = json_string_value(json_object_get(t, "result"));
+            r->f->fn(t, strcmp(res, "valid") == 0);
+            n++;
+        }
+    }
+    json_decref(root);
+    assert_int_equal(n, r->f->count);
 }
+
+/* clang-format off */
+#define WP_RUNS(i) {"c", &wp_files[i]}, {"avx2", &wp_files[i]}, {"avx512", &wp_files[i]}
+static const struct wp_run wp_runs[] = {WP_RUNS(0), WP_RUNS(1), WP_RUNS(2), WP_RUNS(3)};
+#define WP_TEST(i, what)                                                                           \
+    {"test_wycheproof_" what "/c", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i)]},        \
+    {"test_wycheproof_" what "/avx2", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i) + 1]}, \
+    {"test_wycheproof_" what "/avx512", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i) + 2]}
+/* clang-format on */
 
 /* ---- lanes -------------------------------------------------------------- */
 
@@ -779,10 +779,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compress),
         cmocka_unit_test(test_poly_avx2),
-        IMPL_TESTS(test_wycheproof_keygen),
-        IMPL_TESTS(test_wycheproof_decaps_seed),
-        IMPL_TESTS(test_wycheproof_encaps),
-        IMPL_TESTS(test_wycheproof_decaps_dk),
+        WP_TEST(0, "keygen"),
+        WP_TEST(1, "decaps_seed"),
+        WP_TEST(2, "encaps"),
+        WP_TEST(3, "decaps_dk"),
         IMPL_TESTS(test_lanes),
         IMPL_TESTS(test_round_trip),
         IMPL_TESTS(test_mgr),
