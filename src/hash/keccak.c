@@ -217,3 +217,21 @@ void mbc_keccak_hash_ways(const struct mbc_keccak_ways *w, const struct mbc_hash
     mbc_memzero(block, sizeof(block));
     mbc_memzero(out, sizeof(out));
 }
+
+void mbc_keccak_absorb_lanes(uint64_t *s, unsigned ways, unsigned rate, const uint8_t *const in[],
+                             size_t len, uint8_t dom)
+{
+    memset(s, 0, 25 * ways * sizeof(uint64_t));
+    const size_t whole = len & ~(size_t)7;
+    for (unsigned i = 0; i < ways; i++) {
+        for (size_t j = 0; j < whole; j += 8) {
+            memcpy(&s[(j >> 3) * ways + i], in[i] + j, 8);
+        }
+        /* the last bytes, the domain byte after them, and rate's final bit */
+        uint64_t last = 0;
+        memcpy(&last, in[i] + whole, len - whole);
+        s[(whole >> 3) * ways + i] = last ^ ((uint64_t)dom << (8 * (len - whole)));
+        s[(rate / 8 - 1) * ways + i] ^= 0x80ull << 56;
+        mbc_memzero(&last, sizeof(last));
+    }
+}

@@ -93,6 +93,15 @@ struct mbc_hash_task {
 void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 
 /*
+ * mbc_keccak_absorb_lanes: the start of ways sponges of one rate in a
+ * transposed state s (word j of sponge i at s[ways j + i], 25 ways words,
+ * zeroed first): in[i] (len bytes each, len < rate) padded with dom and
+ * rate's final bit, not yet permuted (the multi-way absorb calls).
+ */
+void mbc_keccak_absorb_lanes(uint64_t *s, unsigned ways, unsigned rate, const uint8_t *const in[],
+                             size_t len, uint8_t dom);
+
+/*
  * mbc_keccak_hash_ways: the tasks ways at a time on a multi-way kernel w
  * (keccak.c; the kernels' files give w): absorb xors block i (rate bytes
  * of it) into sponge i of the transposed state (25 ways words, zeroed

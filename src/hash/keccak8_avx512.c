@@ -153,19 +153,8 @@ static void extract(const uint64_t s[25][8], unsigned w0, unsigned nw, uint8_t *
 void mbc_shake8_absorb_avx512(struct mbc_keccak8 *k, unsigned rate, const uint8_t *const in[8],
                               size_t len, uint8_t dom)
 {
-    memset(k->s, 0, sizeof(k->s));
     k->rate = rate;
-    for (unsigned i = 0; i < 8; i++) {
-        uint8_t block[200] = {0};
-        memcpy(block, in[i], len);
-        block[len] ^= dom;
-        block[rate - 1] ^= 0x80;
-        for (unsigned j = 0; j < rate / 8; j++) {
-            memcpy(&k->s[j][i], block + 8 * j, 8);
-        }
-        memset(block, 0, sizeof(block));
-        __asm__ __volatile__("" : : "r"(block) : "memory");
-    }
+    mbc_keccak_absorb_lanes(&k->s[0][0], 8, rate, in, len, dom);
 }
 
 void mbc_shake8_squeeze_avx512(struct mbc_keccak8 *k, uint8_t *const out[8], size_t nblocks)
