@@ -1,9 +1,11 @@
 /*
  * keccak.h - Keccak-f[1600] and the FIPS 202 functions ML-KEM needs
  * (src/hash/keccak.c, portable C): SHA3-256, SHA3-512, SHAKE128 and SHAKE256
- * with incremental absorb and squeeze; and the 4-way permutation
+ * with incremental absorb and squeeze; the 4-way permutation
  * (keccak4_avx2.c, AVX2: four states side by side, one per 64-bit lane of a
- * ymm register) with the SHAKE calls of four equal-length inputs built on it.
+ * ymm register) and the 8-way one (keccak8_avx512.c, a zmm register per
+ * state word), with the SHAKE calls of equal-length inputs and the
+ * fixed-output tasks built on them (one driver, mbc_keccak_hash_ways).
  * Little-endian hosts only (x86-64). Nothing here branches on or indexes by
  * the data: only lengths decide.
  *

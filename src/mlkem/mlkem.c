@@ -3,7 +3,8 @@
  * decapsulation over a batch of requests of one parameter set. Every
  * hashing step gathers the streams of all requests of the batch and hands
  * them to the implementation's kernel at once (struct mbc_mlkem_impl), so
- * a 4-way Keccak sees full groups; the polynomial arithmetic is poly.c's.
+ * a multi-way Keccak sees full groups; the polynomial arithmetic is the
+ * implementation's, with poly.c's contracts and bits.
  * Baseline x86-64 code. Requests never mix: each has its own state, and a
  * request with a bad key is computed like the others, its verdict given
  * back for the caller to act on.
@@ -25,8 +26,8 @@ const struct mlkem_params *mbc_mlkem_params(unsigned param)
     return param >= 2 && param <= 4 ? &params[param - 2] : NULL;
 }
 
-/* MAT_CHUNK: the matrix entries sampled at a time (two groups of a 4-way
- * kernel); the entries are public. */
+/* MAT_CHUNK: the matrix entries sampled at a time (a group of the 8-way
+ * kernel, two of the 4-way one); the entries are public. */
 #define MAT_CHUNK 8
 
 /* mat_acc: for every request s < n and every i, j < k: acc_s[i] +=

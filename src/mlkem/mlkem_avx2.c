@@ -1,11 +1,13 @@
 /*
  * mlkem_avx2.c - the AVX2 kernels of ML-KEM: SampleNTT and the noise PRF
- * four streams at a time on the 4-way Keccak (keccak4_avx2.c; a last group
- * of fewer than four streams hashes copies of its first stream in the idle
- * slots, into scratch), and the NTT, its inverse and the base
- * multiplication on 16 coefficients at a time: poly.c's multiplications and
- * reductions, lane by lane, so the results are its bits. Compiled with
- * -mavx2 (this object only); selected only when the CPU has MBC_CPU_AVX2.
+ * several streams at a time on a multi-way Keccak (kway_for: 4-way,
+ * keccak4_avx2.c; in the avx512 build 8-way, keccak8_avx512.c; a group
+ * with idle slots hashes copies of its first stream there, into scratch),
+ * and on 16 coefficients at a time the NTT, its inverse, the base
+ * multiplication, the reductions and the byte codings: poly.c's
+ * multiplications, reductions and bit layouts, lane by lane, so the
+ * results are its bits. Compiled with -mavx2 (this object only); selected
+ * only when the CPU has MBC_CPU_AVX2.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -76,10 +78,8 @@ unsigned K4(mbc_mlkem_rej)(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf
 
 /*
  * kway: a multi-way SHAKE kernel: ways sponges side by side, absorb and
- * squeeze with keccak.h's contracts on a state of union kstate. The avx2
- * build has the 4-way one; the avx512 build also the 8-way zmm one, used
- * for groups of more than four streams (a group of four or fewer costs
- * less on the 4-way one).
+ * squeeze with keccak.h's contracts on a state of union kstate (kway_for
+ * picks one per group).
  */
 union kstate {
     struct mbc_keccak k1;

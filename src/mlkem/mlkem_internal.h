@@ -127,8 +127,9 @@ const struct mbc_mlkem_impl *mbc_mlkem_impl_for(uint64_t features);
 void mbc_mlkem_sample_ntt_c(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                             unsigned eta);
-/* The AVX2 kernels (mlkem_avx2.c): four streams at a time on the 4-way
- * Keccak; a group of fewer than four runs with repeated inputs. */
+/* The AVX2 kernels (mlkem_avx2.c): several streams at a time on a
+ * multi-way Keccak (4-way; a lone stream on the portable one); a group with
+ * idle slots runs with repeated inputs. */
 void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                                unsigned eta);
@@ -141,7 +142,8 @@ void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                                 const int16_t b[MLKEM_N]);
-/* The same kernels on the AVX-512VL Keccak (mlkem_avx2.c built again with
+/* The same kernels on the AVX-512 Keccaks, 8-way for more than four
+ * streams, else the 4-way AVX-512VL one (mlkem_avx2.c built again with
  * MBC_AVX512=1). */
 void mbc_mlkem_sample_ntt_avx512(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx512(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
