@@ -169,10 +169,65 @@ int bench_ossl_fail(const char *what);
 /* pk_arg: what the public-key run functions (RSA, EC) run: an operation of
  * the family (RSA_OP_*, EC_OP_*) and, for the manager runs, K requests in
  * flight. */
+typedef struct bench_pool bench_pool;
+typedef struct pk_case pk_case;
 typedef struct pk_arg {
     unsigned op;
     unsigned k;
+    const bench_pool *pool; /* the family's pool hooks (NULL: it has none) */
 } pk_arg;
+
+/*
+ * bench_pool: the hooks of a family whose workload is a pool of requests
+ * (X25519, ML-KEM, the hybrid), for the one runner of their 8-lane and
+ * single calls (loops.c): size requests (a multiple of MBC_LANES); mb8
+ * makes one 8-lane call of op on requests e0..e0+7 into the thread's
+ * output slots 0..7; single one call of op on request e into slot 0; check
+ * tests slot's outputs as request e's (full: also the costly cross-check;
+ * 0, or -1 with the reason printed). name and ops[op] name them in
+ * messages. A thread state of such a family begins with a bench_pool_pos.
+ */
+struct bench_pool {
+    unsigned size;
+    const char *name;
+    const char *const *ops;
+    unsigned nops;
+    mbc_status (*mb8)(void *ts, unsigned op, unsigned e0);
+    mbc_err (*single)(void *ts, unsigned op, unsigned e);
+    int (*check)(void *ts, unsigned op, unsigned e, unsigned slot, int full);
+    /* a thread state: thread_size zeroed bytes, then thread_init (its case
+     * c, OpenSSL's contexts; 0, or -1 with the reason printed);
+     * thread_free releases what init made, also after a failed init */
+    size_t thread_size;
+    int (*thread_init)(void *ts, const pk_case *c);
+    void (*thread_free)(void *ts);
+    /* the case: case_size zeroed bytes, beginning with its thread states
+     * (void *th[BENCH_MAX_THREADS]), then material (the pool's requests
+     * and their expected results; 0, or -1 with the reason printed) */
+    size_t case_size;
+    int (*material)(pk_case *c);
+};
+typedef struct bench_pool_pos {
+    unsigned next, next8, sample;
+} bench_pool_pos;
+/* BENCH_SAMPLE: one result in this many gets the full check. */
+#define BENCH_SAMPLE 64
+/* The runs of a pool family (pk_arg's pool), and the check a case makes
+ * when it is built: one 8-lane call and one single call of each of nops
+ * operations on thread state ts, every result fully checked. */
+int bench_pool_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
+int bench_pool_run_single(void *ts, const void *arg, double seconds, run_out *out);
+int bench_pool_selftest(void *ts, const bench_pool *pool, unsigned nops);
+/* bench_pool_threads_new: the n thread states of case c into th (see
+ * struct bench_pool), then the self-test on th[0]; 0 or -1 (th then holds
+ * what was made). bench_pool_threads_free: frees them. */
+/* bench_pool_case_new: pool p's case (see struct bench_pool): material,
+ * opts->threads thread states, the self-test on the first; NULL, with the
+ * reason printed, on failure. bench_pool_case_free frees it (NULL: nothing);
+ * bench_pool_case_threads gives its thread states. */
+pk_case *bench_pool_case_new(const bench_pool *p, const bench_opts *opts);
+void bench_pool_case_free(const bench_pool *p, pk_case *c);
+void *const *bench_pool_case_threads(const pk_case *c);
 
 /*
  * The run loops the public-key workloads share (loops.c).
@@ -229,9 +284,8 @@ int bench_check_mgr(void *ts, bench_jobs *b, const bench_mgr_fns *fns, unsigned 
  * and checks one 8-lane batch and one single call against OpenSSL (NULL,
  * reason on stderr, on failure); threads gives the per-thread states;
  * check_mgr runs one job of op through a manager. The run functions take a
- * pk_arg.
+ * pk_arg. (Its typedef is above, with pk_arg's.)
  */
-typedef struct pk_case pk_case;
 
 /* RSA (bench_rsa.c). op: RSA_OP_PRIVATE or RSA_OP_PUBLIC. */
 enum { RSA_OP_PRIVATE = 0, RSA_OP_PUBLIC = 1 };
@@ -269,11 +323,9 @@ enum { X25519_OP_DERIVE = 0, X25519_OP_KEYGEN = 1 };
 
 pk_case *x25519_case_new(unsigned bits, const bench_opts *opts);
 void x25519_case_free(pk_case *c);
-void *const *x25519_case_threads(const pk_case *c);
 int x25519_check_mgr(pk_case *c, unsigned op);
+extern const bench_pool x25519_pool;
 
-int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
-int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
 int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
@@ -283,13 +335,20 @@ enum { MLKEM_OP_KEYGEN = 0, MLKEM_OP_ENCAPS = 1, MLKEM_OP_DECAPS = 2 };
 
 pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts);
 void mlkem_case_free(pk_case *c);
-void *const *mlkem_case_threads(const pk_case *c);
 int mlkem_check_mgr(pk_case *c, unsigned op);
+extern const bench_pool mlkem_pool;
 
-int mlkem_run_mb8(void *ts, const void *arg, double seconds, run_out *out);
-int mlkem_run_single(void *ts, const void *arg, double seconds, run_out *out);
 int mlkem_run_mgr(void *ts, const void *arg, double seconds, run_out *out);
 int mlkem_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
+
+/* X25519MLKEM768 (bench_hybrid.c), one case: the ML-KEM-768 ops
+ * (MLKEM_OP_*) of the hybrid, as mbcrypto's ML-KEM and X25519 calls beside
+ * OpenSSL 3.5's hybrid KEM. No manager class (check_mgr fails, saying so). */
+pk_case *hybrid_case_new(unsigned bits, const bench_opts *opts);
+void hybrid_case_free(pk_case *c);
+int hybrid_check_mgr(pk_case *c, unsigned op);
+extern const bench_pool hybrid_pool;
+int hybrid_run_ossl(void *ts, const void *arg, double seconds, run_out *out);
 
 /* AES-GCM (bench_gcm.c). */
 enum { GCM_OP_SEAL = 0, GCM_OP_OPEN = 1 };

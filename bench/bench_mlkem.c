@@ -26,7 +26,6 @@
 #include "bench.h"
 
 #define MLKEM_POOL 32 /* requests; a multiple of MBC_LANES */
-#define MLKEM_SAMPLE 64
 #define P MBC_MLKEM_768
 #define EK MBC_MLKEM768_EK_LEN
 #define DK MBC_MLKEM768_DK_LEN
@@ -36,20 +35,19 @@
 static const char *const op_name[3] = {"keygen", "encaps", "decaps"};
 
 struct mlkem_thread {
+    bench_pool_pos pos; /* first: the pool runner's */
     const pk_case *c;
     EVP_PKEY *ossl_pub[MLKEM_POOL], *ossl_priv[MLKEM_POOL];
     /* OpenSSL's contexts, made once as openssl speed does: keygen, and per
      * request encapsulation (ek) and decapsulation (dk), initialised */
     EVP_PKEY_CTX *ossl_keygen, *ossl_enc[MLKEM_POOL], *ossl_dec[MLKEM_POOL];
     uint8_t out[MBC_LANES][DK], out2[MBC_LANES][DK];
-    unsigned next, next8, sample;
     bench_jobs jobs; /* mlkem_run_mgr */
 };
 
 struct pk_case {
-    unsigned num_threads;
+    void *th[BENCH_MAX_THREADS]; /* first (bench_pool_case_new): struct mlkem_thread */
     uint8_t ek[MLKEM_POOL][EK], dk[MLKEM_POOL][DK], ct[MLKEM_POOL][CT], ss[MLKEM_POOL][SS];
-    struct mlkem_thread *th[BENCH_MAX_THREADS];
 };
 
 /* check_result: out/out2 of op on request e (NULL: no request): decaps must
@@ -82,30 +80,13 @@ static int check_result(const pk_case *c, unsigned op, unsigned e, const uint8_t
 
 void mlkem_case_free(pk_case *c)
 {
-    if (c == NULL) {
-        return;
-    }
-    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
-        struct mlkem_thread *th = c->th[t];
-        if (th == NULL) {
-            continue;
-        }
-        for (unsigned e = 0; e < MLKEM_POOL; e++) {
-            EVP_PKEY_CTX_free(th->ossl_enc[e]);
-            EVP_PKEY_CTX_free(th->ossl_dec[e]);
-            EVP_PKEY_free(th->ossl_pub[e]);
-            EVP_PKEY_free(th->ossl_priv[e]);
-        }
-        EVP_PKEY_CTX_free(th->ossl_keygen);
-        bench_jobs_free(&th->jobs);
-        free(th);
-    }
-    free(c);
+    bench_pool_case_free(&mlkem_pool, c);
 }
 
 /* mb8_call: one 8-lane call of op on requests e0..e0+7. */
-static mbc_status mb8_call(struct mlkem_thread *th, unsigned op, unsigned e0)
+static mbc_status mb8_call(void *ts, unsigned op, unsigned e0)
 {
+    struct mlkem_thread *th = ts;
     const pk_case *c = th->c;
     uint8_t *o[MBC_LANES], *o2[MBC_LANES];
     const uint8_t *ek[MBC_LANES], *ct[MBC_LANES], *dk[MBC_LANES];
@@ -126,24 +107,10 @@ static mbc_status mb8_call(struct mlkem_thread *th, unsigned op, unsigned e0)
     }
 }
 
-static int check_mb8(struct mlkem_thread *th, unsigned op, unsigned e0, mbc_status st, int full)
-{
-    for (unsigned l = 0; l < MBC_LANES; l++) {
-        if (mbc_lane_code(st, l) != MBC_LANE_OK) {
-            return bench_fail("ML-KEM-768 %s, 8 lanes: lane %u returned %s", op_name[op], l,
-                              mbc_lane_code_str(mbc_lane_code(st, l)));
-        }
-        if (check_result(th->c, op, e0 + l, th->out[l], th->out2[l],
-                         full || (l == 0 && ++th->sample % MLKEM_SAMPLE == 0), "8 lanes") != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* single_call: one single-request call of op on request e. */
-static mbc_err single_call(struct mlkem_thread *th, unsigned op, unsigned e)
+static mbc_err single_call(void *ts, unsigned op, unsigned e)
 {
+    struct mlkem_thread *th = ts;
     const pk_case *c = th->c;
     switch (op) {
     case MLKEM_OP_KEYGEN:
@@ -155,15 +122,59 @@ static mbc_err single_call(struct mlkem_thread *th, unsigned op, unsigned e)
     }
 }
 
-pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
+/* check_slot: the outputs in slot as request e's (check_result). */
+static int check_slot(void *ts, unsigned op, unsigned e, unsigned slot, int full)
 {
-    (void)bits;
-    pk_case *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        bench_fail("out of memory");
-        return NULL;
+    const struct mlkem_thread *th = ts;
+    return check_result(th->c, op, e, th->out[slot], th->out2[slot], full, "mbcrypto");
+}
+
+/* thread_init: OpenSSL's keys and contexts (3.5 and later; none on 3.0:
+ * its column then fails, saying why). */
+static int thread_init(void *ts, const pk_case *c)
+{
+    struct mlkem_thread *th = ts;
+    th->c = c;
+    for (unsigned e = 0; e < MLKEM_POOL; e++) {
+        th->ossl_pub[e] = EVP_PKEY_new_raw_public_key_ex(NULL, "ML-KEM-768", NULL, c->ek[e], EK);
+        th->ossl_priv[e] = EVP_PKEY_new_raw_private_key_ex(NULL, "ML-KEM-768", NULL, c->dk[e], DK);
+        if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
+            th->ossl_enc[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
+            th->ossl_dec[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
+            if (th->ossl_enc[e] != NULL && EVP_PKEY_encapsulate_init(th->ossl_enc[e], NULL) <= 0) {
+                EVP_PKEY_CTX_free(th->ossl_enc[e]);
+                th->ossl_enc[e] = NULL;
+            }
+            if (th->ossl_dec[e] != NULL && EVP_PKEY_decapsulate_init(th->ossl_dec[e], NULL) <= 0) {
+                EVP_PKEY_CTX_free(th->ossl_dec[e]);
+                th->ossl_dec[e] = NULL;
+            }
+        }
     }
-    c->num_threads = opts->threads;
+    th->ossl_keygen = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
+    if (th->ossl_keygen != NULL && EVP_PKEY_keygen_init(th->ossl_keygen) <= 0) {
+        EVP_PKEY_CTX_free(th->ossl_keygen);
+        th->ossl_keygen = NULL;
+    }
+    ERR_clear_error();
+    return 0;
+}
+
+static void thread_free(void *ts)
+{
+    struct mlkem_thread *th = ts;
+    for (unsigned e = 0; e < MLKEM_POOL; e++) {
+        EVP_PKEY_CTX_free(th->ossl_enc[e]);
+        EVP_PKEY_CTX_free(th->ossl_dec[e]);
+        EVP_PKEY_free(th->ossl_pub[e]);
+        EVP_PKEY_free(th->ossl_priv[e]);
+    }
+    EVP_PKEY_CTX_free(th->ossl_keygen);
+    bench_jobs_free(&th->jobs);
+}
+
+static int material(pk_case *c)
+{
     int rc = 0;
     for (unsigned e = 0; e < MLKEM_POOL && rc == 0; e++) {
         uint8_t seed[MBC_MLKEM_SEED_LEN];
@@ -173,93 +184,35 @@ pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
             rc = bench_fail("ML-KEM-768 request setup failed");
         }
     }
-    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
-        struct mlkem_thread *th = calloc(1, sizeof(*th));
-        c->th[t] = th;
-        if (th == NULL) {
-            rc = bench_fail("out of memory");
-            break;
-        }
-        th->c = c;
-        /* OpenSSL's keys (3.5 and later; none on 3.0: its column fails) */
-        for (unsigned e = 0; e < MLKEM_POOL; e++) {
-            th->ossl_pub[e] =
-                EVP_PKEY_new_raw_public_key_ex(NULL, "ML-KEM-768", NULL, c->ek[e], EK);
-            th->ossl_priv[e] =
-                EVP_PKEY_new_raw_private_key_ex(NULL, "ML-KEM-768", NULL, c->dk[e], DK);
-            if (th->ossl_pub[e] != NULL && th->ossl_priv[e] != NULL) {
-                th->ossl_enc[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_pub[e], NULL);
-                th->ossl_dec[e] = EVP_PKEY_CTX_new_from_pkey(NULL, th->ossl_priv[e], NULL);
-                if (th->ossl_enc[e] != NULL &&
-                    EVP_PKEY_encapsulate_init(th->ossl_enc[e], NULL) <= 0) {
-                    EVP_PKEY_CTX_free(th->ossl_enc[e]);
-                    th->ossl_enc[e] = NULL;
-                }
-                if (th->ossl_dec[e] != NULL &&
-                    EVP_PKEY_decapsulate_init(th->ossl_dec[e], NULL) <= 0) {
-                    EVP_PKEY_CTX_free(th->ossl_dec[e]);
-                    th->ossl_dec[e] = NULL;
-                }
-            }
-        }
-        th->ossl_keygen = EVP_PKEY_CTX_new_from_name(NULL, "ML-KEM-768", NULL);
-        if (th->ossl_keygen != NULL && EVP_PKEY_keygen_init(th->ossl_keygen) <= 0) {
-            EVP_PKEY_CTX_free(th->ossl_keygen);
-            th->ossl_keygen = NULL;
-        }
-        ERR_clear_error();
-    }
-    for (unsigned op = 0; op < 3 && rc == 0; op++) {
-        struct mlkem_thread *th = c->th[0];
-        rc = check_mb8(th, op, 0, mb8_call(th, op, 0), 1);
-        if (rc == 0) {
-            const mbc_err err = single_call(th, op, 1);
-            rc = err != MBC_OK
-                     ? bench_fail("ML-KEM-768 %s, single call: %s", op_name[op], mbc_err_str(err))
-                     : check_result(c, op, 1, th->out[0], th->out2[0], 1, "single");
-        }
-    }
-    if (rc != 0) {
-        mlkem_case_free(c);
-        return NULL;
-    }
-    return c;
+    return rc;
 }
 
-void *const *mlkem_case_threads(const pk_case *c)
+/* clang-format off */
+const bench_pool mlkem_pool = {
+    .size = MLKEM_POOL,
+    .name = "ML-KEM-768",
+    .ops = op_name,
+    .nops = 3,
+    .mb8 = mb8_call,
+    .single = single_call,
+    .check = check_slot,
+    .thread_size = sizeof(struct mlkem_thread),
+    .thread_init = thread_init,
+    .thread_free = thread_free,
+    .case_size = sizeof(pk_case),
+    .material = material,
+};
+/* clang-format on */
+
+pk_case *mlkem_case_new(unsigned bits, const bench_opts *opts)
 {
-    return (void *const *)c->th;
+    (void)bits;
+    return bench_pool_case_new(&mlkem_pool, opts);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Run functions                                                             */
 /* ------------------------------------------------------------------------ */
-
-static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
-{
-    struct mlkem_thread *th = ts;
-    const unsigned e0 = th->next8;
-    th->next8 = (th->next8 + MBC_LANES) % MLKEM_POOL;
-    const mbc_status st = mb8_call(th, op, e0);
-    *t_done = bench_now_ns();
-    return check_mb8(th, op, e0, st, 0) != 0 ? -1 : MBC_LANES;
-}
-
-static int unit_single(void *ts, unsigned op, uint64_t *t_done)
-{
-    struct mlkem_thread *th = ts;
-    const unsigned e = th->next;
-    th->next = (th->next + 1) % MLKEM_POOL;
-    const mbc_err err = single_call(th, op, e);
-    *t_done = bench_now_ns();
-    if (err != MBC_OK) {
-        return bench_fail("ML-KEM-768 %s, single call: %s", op_name[op], mbc_err_str(err));
-    }
-    return check_result(th->c, op, e, th->out[0], th->out2[0], ++th->sample % MLKEM_SAMPLE == 0,
-                        "single") != 0
-               ? -1
-               : 1;
-}
 
 /* unit_ossl: one OpenSSL operation through EVP (3.5's ML-KEM-768), on
  * contexts made once: a key pair with both keys read out as bytes (what
@@ -268,8 +221,8 @@ static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 {
     struct mlkem_thread *th = ts;
-    const unsigned e = th->next;
-    th->next = (th->next + 1) % MLKEM_POOL;
+    const unsigned e = th->pos.next;
+    th->pos.next = (th->pos.next + 1) % MLKEM_POOL;
     int ok = 0;
     if (op == MLKEM_OP_KEYGEN) {
         EVP_PKEY *k = NULL;
@@ -297,20 +250,10 @@ static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
         ERR_print_errors_fp(stderr);
         return -1;
     }
-    return check_result(th->c, op, e, th->out[0], th->out2[0], ++th->sample % MLKEM_SAMPLE == 0,
+    return check_result(th->c, op, e, th->out[0], th->out2[0], ++th->pos.sample % BENCH_SAMPLE == 0,
                         "OpenSSL") != 0
                ? -1
                : 1;
-}
-
-int mlkem_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
-{
-    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_mb8);
-}
-
-int mlkem_run_single(void *ts, const void *arg, double seconds, run_out *out)
-{
-    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_single);
 }
 
 int mlkem_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
@@ -348,7 +291,7 @@ static int job_check(void *ts, unsigned op, const mbc_job *job, unsigned j)
 {
     struct mlkem_thread *th = ts;
     return check_result(th->c, op, j % MLKEM_POOL, job->out, job->out2,
-                        ++th->sample % MLKEM_SAMPLE == 0, "manager");
+                        ++th->pos.sample % BENCH_SAMPLE == 0, "manager");
 }
 
 static const char *job_label(void *ts, unsigned op)
@@ -371,6 +314,6 @@ int mlkem_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 int mlkem_check_mgr(pk_case *c, unsigned op)
 {
     struct mlkem_thread *th = c->th[0];
-    th->sample = MLKEM_SAMPLE - 1;
+    th->pos.sample = BENCH_SAMPLE - 1;
     return bench_check_mgr(th, &th->jobs, &mgr_fns, op);
 }

@@ -24,25 +24,23 @@
 #include "ossl_x25519.h"
 
 #define X25519_POOL 32 /* requests; a multiple of MBC_LANES */
-#define X25519_SAMPLE 64
 #define LEN MBC_X25519_LEN
 
 static const char *const op_name[2] = {"derive", "keygen"};
 
 struct x25519_thread {
+    bench_pool_pos pos; /* first: the pool runner's */
     const pk_case *c;
     EVP_PKEY_CTX *derive[X25519_POOL]; /* derive contexts with their peer set */
     EVP_PKEY_CTX *keygen;
     uint8_t out[MBC_LANES][LEN], out2[MBC_LANES][LEN];
-    unsigned next, next8, sample;
     bench_jobs jobs; /* x25519_run_mgr */
 };
 
 /* pk_case: the X25519 case (one curve: the size argument is unused). */
 struct pk_case {
-    unsigned num_threads;
+    void *th[BENCH_MAX_THREADS]; /* first (bench_pool_case_new): struct x25519_thread */
     uint8_t priv[X25519_POOL][LEN], peer[X25519_POOL][LEN], shared[X25519_POOL][LEN];
-    struct x25519_thread *th[BENCH_MAX_THREADS];
 };
 
 static int ossl_fail(const char *what)
@@ -70,22 +68,7 @@ static EVP_PKEY_CTX *derive_ctx(const pk_case *c, unsigned e)
 
 void x25519_case_free(pk_case *c)
 {
-    if (c == NULL) {
-        return;
-    }
-    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
-        struct x25519_thread *th = c->th[t];
-        if (th == NULL) {
-            continue;
-        }
-        for (unsigned e = 0; e < X25519_POOL; e++) {
-            EVP_PKEY_CTX_free(th->derive[e]);
-        }
-        EVP_PKEY_CTX_free(th->keygen);
-        bench_jobs_free(&th->jobs);
-        free(th);
-    }
-    free(c);
+    bench_pool_case_free(&x25519_pool, c);
 }
 
 /* check_pair: priv is clamped and pub its public key, as the other library
@@ -110,8 +93,9 @@ static int check_pair(const uint8_t *priv, const uint8_t *pub, int by, int full)
 }
 
 /* mb8_call: one 8-lane call of op on requests e0..e0+7. */
-static mbc_status mb8_call(struct x25519_thread *th, unsigned op, unsigned e0)
+static mbc_status mb8_call(void *ts, unsigned op, unsigned e0)
 {
+    struct x25519_thread *th = ts;
     const pk_case *c = th->c;
     uint8_t *o[MBC_LANES], *o2[MBC_LANES];
     const uint8_t *k[MBC_LANES], *u[MBC_LANES];
@@ -126,36 +110,59 @@ static mbc_status mb8_call(struct x25519_thread *th, unsigned op, unsigned e0)
                                   : mbc_x25519_keygen_mb8(o, o2, MBC_LANE_MASK_ALL);
 }
 
-/* check_mb8: status and results of an 8-lane call on requests e0..e0+7;
- * full: every key pair checked. */
-static int check_mb8(struct x25519_thread *th, unsigned op, unsigned e0, mbc_status st, int full)
+/* single_call: one single call of op on request e. */
+static mbc_err single_call(void *ts, unsigned op, unsigned e)
 {
-    for (unsigned l = 0; l < MBC_LANES; l++) {
-        if (mbc_lane_code(st, l) != MBC_LANE_OK) {
-            return bench_fail("X25519 %s, 8 lanes: lane %u returned %s", op_name[op], l,
-                              mbc_lane_code_str(mbc_lane_code(st, l)));
+    struct x25519_thread *th = ts;
+    const pk_case *c = th->c;
+    memset(th->out[0], 0, LEN);
+    return op == X25519_OP_DERIVE ? mbc_x25519(th->out[0], c->priv[e], c->peer[e])
+                                  : mbc_x25519_keygen(th->out[0], th->out2[0]);
+}
+
+/* check_slot: a derive has OpenSSL's result; a key pair is clamped and,
+ * when full, recomputed by OpenSSL. */
+static int check_slot(void *ts, unsigned op, unsigned e, unsigned slot, int full)
+{
+    struct x25519_thread *th = ts;
+    if (op == X25519_OP_DERIVE) {
+        return memcmp(th->out[slot], th->c->shared[e], LEN) == 0
+                   ? 0
+                   : bench_fail("X25519 derive: slot %u differs from OpenSSL", slot);
+    }
+    return check_pair(th->out[slot], th->out2[slot], 0, full);
+}
+
+/* thread_init: the thread's OpenSSL contexts. */
+static int thread_init(void *ts, const pk_case *c)
+{
+    struct x25519_thread *th = ts;
+    th->c = c;
+    for (unsigned e = 0; e < X25519_POOL; e++) {
+        th->derive[e] = derive_ctx(c, e);
+        if (th->derive[e] == NULL) {
+            return ossl_fail("X25519 derive context");
         }
-        if (op == X25519_OP_DERIVE) {
-            if (memcmp(th->out[l], th->c->shared[e0 + l], LEN) != 0) {
-                return bench_fail("X25519 derive, 8 lanes: lane %u differs from OpenSSL", l);
-            }
-        } else if (check_pair(th->out[l], th->out2[l], 0,
-                              full || (l == 0 && ++th->sample % X25519_SAMPLE == 0)) != 0) {
-            return -1;
-        }
+    }
+    th->keygen = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, NULL);
+    if (th->keygen == NULL || EVP_PKEY_keygen_init(th->keygen) <= 0) {
+        return ossl_fail("X25519 keygen context");
     }
     return 0;
 }
 
-pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
+static void thread_free(void *ts)
 {
-    (void)bits;
-    pk_case *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        bench_fail("out of memory");
-        return NULL;
+    struct x25519_thread *th = ts;
+    for (unsigned e = 0; e < X25519_POOL; e++) {
+        EVP_PKEY_CTX_free(th->derive[e]);
     }
-    c->num_threads = opts->threads;
+    EVP_PKEY_CTX_free(th->keygen);
+    bench_jobs_free(&th->jobs);
+}
+
+static int material(pk_case *c)
+{
     int rc = 0;
     uint8_t other[LEN];
     for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
@@ -165,88 +172,35 @@ pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
             rc = ossl_fail("X25519 request setup failed");
         }
     }
-    for (unsigned t = 0; t < c->num_threads && rc == 0; t++) {
-        struct x25519_thread *th = calloc(1, sizeof(*th));
-        c->th[t] = th;
-        if (th == NULL) {
-            rc = bench_fail("out of memory");
-            break;
-        }
-        th->c = c;
-        for (unsigned e = 0; e < X25519_POOL && rc == 0; e++) {
-            th->derive[e] = derive_ctx(c, e);
-            rc = th->derive[e] != NULL ? 0 : ossl_fail("X25519 derive context");
-        }
-        th->keygen = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, NULL);
-        if (rc == 0 && (th->keygen == NULL || EVP_PKEY_keygen_init(th->keygen) <= 0)) {
-            rc = ossl_fail("X25519 keygen context");
-        }
-    }
-    /* One 8-lane call and one single call of each operation. */
-    for (unsigned op = 0; op < 2 && rc == 0; op++) {
-        struct x25519_thread *th = c->th[0];
-        rc = check_mb8(th, op, 0, mb8_call(th, op, 0), 1);
-        if (rc == 0) {
-            const mbc_err err = op == X25519_OP_DERIVE
-                                    ? mbc_x25519(th->out[0], c->priv[1], c->peer[1])
-                                    : mbc_x25519_keygen(th->out[0], th->out2[0]);
-            if (err != MBC_OK) {
-                rc = bench_fail("X25519 %s, single call: %s", op_name[op], mbc_err_str(err));
-            } else if (op == X25519_OP_DERIVE) {
-                rc = memcmp(th->out[0], c->shared[1], LEN) == 0
-                         ? 0
-                         : bench_fail("X25519 derive, single call: differs from OpenSSL");
-            } else {
-                rc = check_pair(th->out[0], th->out2[0], 0, 1);
-            }
-        }
-    }
-    if (rc != 0) {
-        x25519_case_free(c);
-        return NULL;
-    }
-    return c;
+    return rc;
 }
 
-void *const *x25519_case_threads(const pk_case *c)
+/* clang-format off */
+const bench_pool x25519_pool = {
+    .size = X25519_POOL,
+    .name = "X25519",
+    .ops = op_name,
+    .nops = 2,
+    .mb8 = mb8_call,
+    .single = single_call,
+    .check = check_slot,
+    .thread_size = sizeof(struct x25519_thread),
+    .thread_init = thread_init,
+    .thread_free = thread_free,
+    .case_size = sizeof(pk_case),
+    .material = material,
+};
+/* clang-format on */
+
+pk_case *x25519_case_new(unsigned bits, const bench_opts *opts)
 {
-    return (void *const *)c->th;
+    (void)bits;
+    return bench_pool_case_new(&x25519_pool, opts);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Run functions                                                             */
 /* ------------------------------------------------------------------------ */
-
-static int unit_mb8(void *ts, unsigned op, uint64_t *t_done)
-{
-    struct x25519_thread *th = ts;
-    const unsigned e0 = th->next8;
-    th->next8 = (th->next8 + MBC_LANES) % X25519_POOL;
-    const mbc_status st = mb8_call(th, op, e0);
-    *t_done = bench_now_ns();
-    return check_mb8(th, op, e0, st, 0) != 0 ? -1 : MBC_LANES;
-}
-
-static int unit_single(void *ts, unsigned op, uint64_t *t_done)
-{
-    struct x25519_thread *th = ts;
-    const pk_case *c = th->c;
-    const unsigned e = th->next;
-    th->next = (th->next + 1) % X25519_POOL;
-    memset(th->out[0], 0, LEN);
-    const mbc_err err = op == X25519_OP_DERIVE ? mbc_x25519(th->out[0], c->priv[e], c->peer[e])
-                                               : mbc_x25519_keygen(th->out[0], th->out2[0]);
-    *t_done = bench_now_ns();
-    if (err != MBC_OK) {
-        return bench_fail("X25519 %s, single call: %s", op_name[op], mbc_err_str(err));
-    }
-    if (op == X25519_OP_DERIVE) {
-        return memcmp(th->out[0], c->shared[e], LEN) == 0
-                   ? 1
-                   : bench_fail("X25519 derive, single call: differs from OpenSSL");
-    }
-    return check_pair(th->out[0], th->out2[0], 0, ++th->sample % X25519_SAMPLE == 0) != 0 ? -1 : 1;
-}
 
 /* unit_ossl: one OpenSSL operation: EVP_PKEY_derive on a prepared context
  * (the same request pool), or EVP_PKEY_keygen with both keys read out as
@@ -254,8 +208,8 @@ static int unit_single(void *ts, unsigned op, uint64_t *t_done)
 static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
 {
     struct x25519_thread *th = ts;
-    const unsigned e = th->next;
-    th->next = (th->next + 1) % X25519_POOL;
+    const unsigned e = th->pos.next;
+    th->pos.next = (th->pos.next + 1) % X25519_POOL;
     size_t len = LEN, len2 = LEN;
     int ok;
     if (op == X25519_OP_DERIVE) {
@@ -276,17 +230,8 @@ static int unit_ossl(void *ts, unsigned op, uint64_t *t_done)
                    ? 1
                    : bench_fail("X25519 derive: OpenSSL's result changed");
     }
-    return check_pair(th->out[0], th->out2[0], 1, ++th->sample % X25519_SAMPLE == 0) != 0 ? -1 : 1;
-}
-
-int x25519_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
-{
-    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_mb8);
-}
-
-int x25519_run_single(void *ts, const void *arg, double seconds, run_out *out)
-{
-    return bench_timed_run(ts, ((const pk_arg *)arg)->op, seconds, out, unit_single);
+    return check_pair(th->out[0], th->out2[0], 1, ++th->pos.sample % BENCH_SAMPLE == 0) != 0 ? -1
+                                                                                             : 1;
 }
 
 int x25519_run_ossl(void *ts, const void *arg, double seconds, run_out *out)
@@ -323,7 +268,7 @@ static int job_check(void *ts, unsigned op, const mbc_job *job, unsigned j)
                    ? 0
                    : bench_fail("X25519 derive, manager: job %u differs from OpenSSL", j);
     }
-    return check_pair(job->out, job->out2, 0, ++th->sample % X25519_SAMPLE == 0);
+    return check_pair(job->out, job->out2, 0, ++th->pos.sample % BENCH_SAMPLE == 0);
 }
 
 static const char *job_label(void *ts, unsigned op)
@@ -344,6 +289,6 @@ int x25519_run_mgr(void *ts, const void *arg, double seconds, run_out *out)
 int x25519_check_mgr(pk_case *c, unsigned op)
 {
     struct x25519_thread *th = c->th[0];
-    th->sample = X25519_SAMPLE - 1; /* job_check compares this key pair with OpenSSL */
+    th->pos.sample = BENCH_SAMPLE - 1; /* job_check compares this key pair with OpenSSL */
     return bench_check_mgr(th, &th->jobs, &mgr_fns, op);
 }

@@ -196,3 +196,138 @@ int bench_check_mgr(void *ts, bench_jobs *b, const bench_mgr_fns *fns, unsigned 
     mbc_mgr_free(mgr);
     return rc;
 }
+
+/* pool_run: a thread state and its family's pool, as bench_timed_run's
+ * units see them. */
+struct pool_run {
+    void *ts;
+    const bench_pool *pool;
+};
+
+/* pool_check: the full check of one result in BENCH_SAMPLE. */
+static int pool_full(bench_pool_pos *pos)
+{
+    return ++pos->sample % BENCH_SAMPLE == 0;
+}
+
+/* pool_check_mb8: lane statuses and results of an 8-lane call on
+ * requests e0..e0+7; full: every result fully checked, else lane 0's once
+ * in BENCH_SAMPLE. */
+static int pool_check_mb8(void *ts, const bench_pool *p, unsigned op, unsigned e0, mbc_status st,
+                          int full)
+{
+    for (unsigned l = 0; l < MBC_LANES; l++) {
+        if (mbc_lane_code(st, l) != MBC_LANE_OK) {
+            return bench_fail("%s %s, 8 lanes: lane %u returned %s", p->name, p->ops[op], l,
+                              mbc_lane_code_str(mbc_lane_code(st, l)));
+        }
+        if (p->check(ts, op, e0 + l, l, full || (l == 0 && pool_full(ts))) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int pool_check_single(void *ts, const bench_pool *p, unsigned op, unsigned e, mbc_err err,
+                             int full)
+{
+    if (err != MBC_OK) {
+        return bench_fail("%s %s, single call: %s", p->name, p->ops[op], mbc_err_str(err));
+    }
+    return p->check(ts, op, e, 0, full || pool_full(ts));
+}
+
+static int pool_unit_mb8(void *r, unsigned op, uint64_t *t_done)
+{
+    const struct pool_run *pr = r;
+    bench_pool_pos *pos = pr->ts;
+    const unsigned e0 = pos->next8;
+    pos->next8 = (pos->next8 + MBC_LANES) % pr->pool->size;
+    const mbc_status st = pr->pool->mb8(pr->ts, op, e0);
+    *t_done = bench_now_ns();
+    return pool_check_mb8(pr->ts, pr->pool, op, e0, st, 0) != 0 ? -1 : MBC_LANES;
+}
+
+static int pool_unit_single(void *r, unsigned op, uint64_t *t_done)
+{
+    const struct pool_run *pr = r;
+    bench_pool_pos *pos = pr->ts;
+    const unsigned e = pos->next;
+    pos->next = (pos->next + 1) % pr->pool->size;
+    const mbc_err err = pr->pool->single(pr->ts, op, e);
+    *t_done = bench_now_ns();
+    return pool_check_single(pr->ts, pr->pool, op, e, err, 0) != 0 ? -1 : 1;
+}
+
+int bench_pool_run_mb8(void *ts, const void *arg, double seconds, run_out *out)
+{
+    const pk_arg *a = arg;
+    struct pool_run r = {ts, a->pool};
+    return bench_timed_run(&r, a->op, seconds, out, pool_unit_mb8);
+}
+
+int bench_pool_run_single(void *ts, const void *arg, double seconds, run_out *out)
+{
+    const pk_arg *a = arg;
+    struct pool_run r = {ts, a->pool};
+    return bench_timed_run(&r, a->op, seconds, out, pool_unit_single);
+}
+
+int bench_pool_selftest(void *ts, const bench_pool *pool, unsigned nops)
+{
+    for (unsigned op = 0; op < nops; op++) {
+        if (pool_check_mb8(ts, pool, op, 0, pool->mb8(ts, op, 0), 1) != 0 ||
+            pool_check_single(ts, pool, op, 1, pool->single(ts, op, 1), 1) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+pk_case *bench_pool_case_new(const bench_pool *p, const bench_opts *opts)
+{
+    pk_case *c = calloc(1, p->case_size);
+    if (c == NULL) {
+        bench_fail("out of memory");
+        return NULL;
+    }
+    void **th = (void **)c;
+    int rc = p->material(c);
+    for (unsigned t = 0; t < opts->threads && rc == 0; t++) {
+        th[t] = calloc(1, p->thread_size);
+        rc = th[t] == NULL ? bench_fail("out of memory") : p->thread_init(th[t], c);
+    }
+    if (rc == 0) {
+        rc = bench_pool_selftest(th[0], p, p->nops);
+    }
+    if (rc != 0) {
+        bench_pool_case_free(p, c);
+        return NULL;
+    }
+    return c;
+}
+
+void bench_pool_case_free(const bench_pool *p, pk_case *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    void **th = (void **)c;
+    for (unsigned t = 0; t < BENCH_MAX_THREADS; t++) {
+        if (th[t] != NULL) {
+            p->thread_free(th[t]);
+            free(th[t]);
+        }
+    }
+    /* the material may hold private keys */
+    volatile uint8_t *b = (volatile uint8_t *)c;
+    for (size_t i = 0; i < p->case_size; i++) {
+        b[i] = 0;
+    }
+    free(c);
+}
+
+void *const *bench_pool_case_threads(const pk_case *c)
+{
+    return (void *const *)c;
+}

@@ -32,7 +32,7 @@
 /* Cases                                                                     */
 /* ------------------------------------------------------------------------ */
 
-enum family { FAM_RSA, FAM_GCM, FAM_EC, FAM_X25519, FAM_MLKEM, NUM_FAMS };
+enum family { FAM_RSA, FAM_GCM, FAM_EC, FAM_X25519, FAM_MLKEM, FAM_HYBRID, NUM_FAMS };
 
 typedef struct case_def {
     const char *name;
@@ -68,6 +68,7 @@ typedef struct fam_def {
     int (*check_mgr)(pk_case *c, unsigned op);
     run_fn run_mb8, run_single, run_mgr, run_ossl;
     int keyed; /* its requests use --keys keys (X25519's carry their own scalars) */
+    const bench_pool *pool; /* a pool family's hooks (run_mb8, run_single: bench_pool_run_*) */
 } fam_def;
 
 /* clang-format off */
@@ -78,9 +79,9 @@ static const fam_def fams[NUM_FAMS] = {
                  {"mbc_rsa_private_crt", "mbc_rsa_public"},
                  "mbc_rsa_*_mb8, 8 lanes", "EVP_PKEY_decrypt/encrypt, RSA_NO_PADDING, one op per call",
                  rsa_case_new, rsa_case_free, rsa_case_threads, rsa_check_mgr,
-                 rsa_run_mb8, rsa_run_single, rsa_run_mgr, rsa_run_ossl, 1},
+                 rsa_run_mb8, rsa_run_single, rsa_run_mgr, rsa_run_ossl, 1, NULL},
     [FAM_GCM] = {"gcm", 2, {"encrypt", "decrypt"}, NULL, MBC_ALG_GCM, {NULL}, NULL, NULL, {NULL},
-                 {NULL}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0},
+                 {NULL}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL},
     [FAM_EC] = {"ec", 4, {"sign", "verify", "ecdh", "keygen"}, "EC", MBC_ALG_EC,
                 {"sign/s", "verify/s", "ecdh/s", "keygen/s"}, "P-%u", "P-%u",
                 {"mbc_ecdsa_sign_mb8", "mbc_ecdsa_verify_mb8", "mbc_ecdh_mb8", "mbc_ec_keygen_mb8"},
@@ -88,23 +89,38 @@ static const fam_def fams[NUM_FAMS] = {
                 "mbc_ecdsa_sign/verify_mb8, mbc_ecdh_mb8, mbc_ec_keygen_mb8, 8 lanes",
                 "EVP_PKEY_sign/verify (digest), EVP_PKEY_derive, EVP_PKEY_keygen, one op per call",
                 ec_case_new, ec_case_free, ec_case_threads, ec_check_mgr,
-                ec_run_mb8, ec_run_single, ec_run_mgr, ec_run_ossl, 1},
+                ec_run_mb8, ec_run_single, ec_run_mgr, ec_run_ossl, 1, NULL},
     [FAM_X25519] = {"x25519", 2, {"derive", "keygen"}, "X25519", MBC_ALG_X25519,
                     {"derive/s", "keygen/s"}, "x25519", "X25519",
                     {"mbc_x25519_mb8", "mbc_x25519_keygen_mb8"},
                     {"mbc_x25519", "mbc_x25519_keygen"},
                     "mbc_x25519_mb8 / mbc_x25519_keygen_mb8, 8 lanes",
                     "EVP_PKEY_derive / EVP_PKEY_keygen, one op per call",
-                    x25519_case_new, x25519_case_free, x25519_case_threads, x25519_check_mgr,
-                    x25519_run_mb8, x25519_run_single, x25519_run_mgr, x25519_run_ossl, 0},
+                    x25519_case_new, x25519_case_free, bench_pool_case_threads, x25519_check_mgr,
+                    bench_pool_run_mb8, bench_pool_run_single, x25519_run_mgr, x25519_run_ossl, 0,
+                    &x25519_pool},
     [FAM_MLKEM] = {"mlkem", 3, {"keygen", "encaps", "decaps"}, "ML-KEM-768", MBC_ALG_MLKEM,
                    {"keygen/s", "encaps/s", "decaps/s"}, "mlkem768", "ML-KEM-768",
                    {"mbc_mlkem_keygen_mb8", "mbc_mlkem_encaps_mb8", "mbc_mlkem_decaps_mb8"},
                    {"mbc_mlkem_keygen", "mbc_mlkem_encaps", "mbc_mlkem_decaps"},
                    "mbc_mlkem_*_mb8, 8 lanes",
                    "EVP_PKEY_keygen / encapsulate / decapsulate (OpenSSL 3.5+), one op per call",
-                   mlkem_case_new, mlkem_case_free, mlkem_case_threads, mlkem_check_mgr,
-                   mlkem_run_mb8, mlkem_run_single, mlkem_run_mgr, mlkem_run_ossl, 0},
+                   mlkem_case_new, mlkem_case_free, bench_pool_case_threads, mlkem_check_mgr,
+                   bench_pool_run_mb8, bench_pool_run_single, mlkem_run_mgr, mlkem_run_ossl, 0,
+                   &mlkem_pool},
+    [FAM_HYBRID] = {"hybrid", 3, {"keygen", "encaps", "decaps"}, "X25519MLKEM768", MBC_ALG_MLKEM,
+                    {"keygen/s", "encaps/s", "decaps/s"}, "x25519mlkem768", "X25519MLKEM768",
+                    {"mbc_mlkem_keygen_mb8 + mbc_x25519_keygen_mb8",
+                     "mbc_mlkem_encaps_mb8 + mbc_x25519_keygen_mb8 + mbc_x25519_mb8",
+                     "mbc_mlkem_decaps_mb8 + mbc_x25519_mb8"},
+                    {"mbc_mlkem_keygen + mbc_x25519_keygen",
+                     "mbc_mlkem_encaps + mbc_x25519_keygen + mbc_x25519",
+                     "mbc_mlkem_decaps + mbc_x25519"},
+                    "mbc_mlkem_*_mb8 + mbc_x25519_*_mb8, 8 lanes",
+                    "EVP_PKEY_keygen / encapsulate / decapsulate of X25519MLKEM768 (OpenSSL 3.5+), one op per call",
+                    hybrid_case_new, hybrid_case_free, bench_pool_case_threads, hybrid_check_mgr,
+                    bench_pool_run_mb8, bench_pool_run_single, NULL, hybrid_run_ossl, 0,
+                    &hybrid_pool},
 };
 /* clang-format on */
 
@@ -136,6 +152,7 @@ static const case_def cases[] = {
     {"x25519", FAM_X25519, 255, 0, 1},
     /* not in the default suite: its OpenSSL peer needs 3.5's libcrypto */
     {"mlkem768", FAM_MLKEM, 768, 0, 0},
+    {"x25519mlkem768", FAM_HYBRID, 768, 0, 0},
 };
 /* clang-format on */
 #define NUM_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -484,7 +501,7 @@ static void pk_section(enum family fam)
         pk_arg args[MAX_OPS];
         int any_ok = 0;
         for (unsigned op = 0; op < nops; op++) {
-            args[op] = (pk_arg){op, 0};
+            args[op] = (pk_arg){op, 0, fd->pool};
             if (!(g_sel[ci] & (1u << op))) {
                 continue;
             }
@@ -813,11 +830,11 @@ static void conc_table(const case_def *cd, unsigned op)
     char labels[BENCH_MAX_K][32];
     void *const *ts = fd->threads(c);
     for (size_t j = 0; j < nk; j++) {
-        args[j] = (pk_arg){op, g_opts.k[j]};
+        args[j] = (pk_arg){op, g_opts.k[j], fd->pool};
         snprintf(labels[j], sizeof(labels[j]), "manager K=%u", g_opts.k[j]);
         items[j] = mk_item(labels[j], fd->run_mgr, &args[j], ts, 1, 0);
     }
-    args[nk] = (pk_arg){op, 0};
+    args[nk] = (pk_arg){op, 0, fd->pool};
     const size_t i_single = nk, i_raw = nk + 1, i_ossl = nk + 2;
     items[i_single] = mk_item("single request", fd->run_single, &args[nk], ts, 1, 0);
     items[i_raw] = mk_item("raw 8-lane", fd->run_mb8, &args[nk], ts, 1, 0);
@@ -1029,7 +1046,8 @@ static void list_cases(FILE *f)
         }
         fprintf(f, "%s\n", cd->in_default ? "  *" : "");
     }
-    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm, ec, x25519\n"
+    fprintf(f, "groups: all, default, rsa, gcm, aes128gcm, aes192gcm, aes256gcm, ec, x25519, mlkem,\n"
+               "hybrid (mlkem768, x25519mlkem768: their OpenSSL peer needs 3.5)\n"
                "one operation: NAME/OP, e.g. rsa2048/private, aes128gcm-1024/decrypt, "
                "p256/sign, x25519/keygen\n");
 }
@@ -1592,6 +1610,7 @@ int main(int argc, char **argv)
         pk_section(FAM_EC);
         pk_section(FAM_X25519);
         pk_section(FAM_MLKEM);
+        pk_section(FAM_HYBRID);
         conc_section();
         if (g_opts.json) {
             json_arr_end();

@@ -117,6 +117,36 @@ static void test_incremental(void **state)
     }
 }
 
+#if MBC_HAVE_AVX2
+/* check_hash_tasks: hash(1..max_n tasks of mixed lengths, output lengths
+ * and domains, at each rate) equals the portable tasks. */
+static void check_hash_tasks(void (*hash)(const struct mbc_hash_task *, unsigned, unsigned),
+                             unsigned max_n)
+{
+    static const unsigned hrates[] = {MBC_SHA3_256_RATE, MBC_SHA3_512_RATE, MBC_SHAKE128_RATE};
+    static uint8_t hin[20][1700], hout[20][200], href[20][200];
+    assert_true(max_n <= 20);
+    for (size_t iter = 0; iter < mbt_scale(200); iter++) {
+        const unsigned rate = hrates[iter % 3], n = 1 + (unsigned)(mbt_rand() % max_n);
+        struct mbc_hash_task t[20], r[20];
+        for (unsigned i = 0; i < n; i++) {
+            const size_t len = mbt_rand() % sizeof(hin[i]);
+            const size_t out_len = 1 + mbt_rand() % rate;
+            const uint8_t dom = (mbt_rand() & 1) ? 0x06 : 0x1F;
+            mbt_rand_bytes(hin[i], len);
+            t[i] = (struct mbc_hash_task){hin[i], len, hout[i], out_len, dom};
+            r[i] = (struct mbc_hash_task){hin[i], len, href[i], out_len, dom};
+        }
+        memset(hout, 0, sizeof(hout));
+        hash(t, n, rate);
+        mbc_keccak_hash_c(r, n, rate);
+        for (unsigned i = 0; i < n; i++) {
+            assert_memory_equal(hout[i], href[i], t[i].out_len);
+        }
+    }
+}
+#endif
+
 /* The 4-way AVX2 calls: permutation and SHAKE against the portable ones. */
 static void test_keccak4(void **state)
 {
@@ -184,40 +214,81 @@ static void test_keccak4(void **state)
     }
     /* the fixed-output tasks: 1..9 tasks of mixed lengths (different
      * block counts in one group) and domains, against the portable ones */
-    static const unsigned hrates[] = {MBC_SHA3_256_RATE, MBC_SHA3_512_RATE, MBC_SHAKE128_RATE};
-    static uint8_t hin[9][1700], hout[9][200], href[9][200];
-    for (size_t iter = 0; iter < mbt_scale(200); iter++) {
-        const unsigned rate = hrates[iter % 3], n = 1 + (unsigned)(mbt_rand() % 9);
-        struct mbc_hash_task t[9], r[9];
-        for (unsigned i = 0; i < n; i++) {
-            const size_t len = mbt_rand() % sizeof(hin[i]);
-            const size_t out_len = 1 + mbt_rand() % rate;
-            const uint8_t dom = (mbt_rand() & 1) ? 0x06 : 0x1F;
-            mbt_rand_bytes(hin[i], len);
-            t[i] = (struct mbc_hash_task){hin[i], len, hout[i], out_len, dom};
-            r[i] = (struct mbc_hash_task){hin[i], len, href[i], out_len, dom};
-        }
-        mbc_keccak4_hash_avx2(t, n, rate);
-        mbc_keccak_hash_c(r, n, rate);
-        for (unsigned i = 0; i < n; i++) {
-            assert_memory_equal(hout[i], href[i], t[i].out_len);
-        }
+    check_hash_tasks(mbc_keccak4_hash_avx2, 9);
 #if MBC_HAVE_AVX512
-        if (have512) {
-            memset(hout, 0, sizeof(hout));
-            mbc_keccak4_hash_avx512(t, n, rate);
-            for (unsigned i = 0; i < n; i++) {
-                assert_memory_equal(hout[i], href[i], t[i].out_len);
+    if (have512) {
+        check_hash_tasks(mbc_keccak4_hash_avx512, 9);
+    }
+#endif
+    /* and the portable tasks are the one-shot functions */
+    static uint8_t msg[1184];
+    uint8_t one[32], task[32];
+    mbt_rand_bytes(msg, sizeof(msg));
+    struct mbc_hash_task h = {msg, sizeof(msg), task, 32, 0x06};
+    mbc_keccak_hash_c(&h, 1, MBC_SHA3_256_RATE);
+    mbc_sha3_256(one, msg, sizeof(msg));
+    assert_memory_equal(one, task, 32);
+#else
+    skip();
+#endif
+}
+
+/* The 8-way AVX-512 calls: permutation, SHAKE and the fixed-output tasks
+ * (1..20 of them: full groups of eight, then a rest of 1..8) against the
+ * portable ones. */
+static void test_keccak8(void **state)
+{
+    (void)state;
+#if MBC_HAVE_AVX512
+    const uint64_t need = MBC_CPU_AVX2 | MBC_CPU_AVX512F | MBC_CPU_AVX512VL;
+    if ((mbc_cpu_features() & need) != need) {
+        skip();
+    }
+    uint64_t s8[25][8], s1[8][25];
+    for (unsigned i = 0; i < 8; i++) {
+        mbt_rand_bytes((uint8_t *)s1[i], sizeof(s1[i]));
+        for (unsigned j = 0; j < 25; j++) {
+            s8[j][i] = s1[i][j];
+        }
+    }
+    for (unsigned r = 0; r < 3; r++) {
+        mbc_keccak8_f1600_avx512(s8);
+        for (unsigned i = 0; i < 8; i++) {
+            mbc_keccak_f1600(s1[i]);
+            for (unsigned j = 0; j < 25; j++) {
+                assert_true(s8[j][i] == s1[i][j]);
             }
         }
-#endif
     }
-    /* and the portable tasks are the one-shot functions */
-    uint8_t one[32];
-    struct mbc_hash_task h = {hin[0], 1184, href[0], 32, 0x06};
-    mbc_keccak_hash_c(&h, 1, MBC_SHA3_256_RATE);
-    mbc_sha3_256(one, hin[0], 1184);
-    assert_memory_equal(one, href[0], 32);
+    static const unsigned rates[] = {MBC_SHAKE128_RATE, MBC_SHAKE256_RATE};
+    static uint8_t in[8][MBC_SHAKE128_RATE], out[8][5 * MBC_SHAKE128_RATE];
+    uint8_t ref[5 * MBC_SHAKE128_RATE];
+    for (size_t r = 0; r < 2; r++) {
+        const unsigned rate = rates[r];
+        for (size_t len = 0; len < rate; len += 1 + len / 8) {
+            mbt_rand_bytes(&in[0][0], sizeof(in));
+            const uint8_t *ip[8];
+            uint8_t *op[8], *op2[8];
+            for (unsigned i = 0; i < 8; i++) {
+                ip[i] = in[i];
+                op[i] = out[i];
+                op2[i] = out[i] + 2 * rate;
+            }
+            struct mbc_keccak8 k;
+            mbc_shake8_absorb_avx512(&k, rate, ip, len, 0x1F);
+            mbc_shake8_squeeze_avx512(&k, op, 2);
+            mbc_shake8_squeeze_avx512(&k, op2, 3);
+            for (unsigned i = 0; i < 8; i++) {
+                if (rate == MBC_SHAKE128_RATE) {
+                    mbc_shake128(ref, 5 * rate, in[i], len);
+                } else {
+                    mbc_shake256(ref, 5 * rate, in[i], len);
+                }
+                assert_memory_equal(out[i], ref, 5 * rate);
+            }
+        }
+    }
+    check_hash_tasks(mbc_keccak8_hash_avx512, 20);
 #else
     skip();
 #endif
@@ -229,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_one_shot),
         cmocka_unit_test(test_incremental),
         cmocka_unit_test(test_keccak4),
+        cmocka_unit_test(test_keccak8),
     };
     return mbt_run("keccak", tests);
 }

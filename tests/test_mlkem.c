@@ -50,6 +50,94 @@ static void test_compress(void **state)
     }
 }
 
+#if MBC_HAVE_AVX2
+/* vec_tier: the coefficient passes and byte codings of one vector tier. */
+struct vec_tier {
+    uint64_t needs;
+    void (*reduce)(int16_t a[MLKEM_N]);
+    void (*tomont)(int16_t a[MLKEM_N]);
+    void (*encode12)(uint8_t out[384], const int16_t a[MLKEM_N]);
+    int (*decode12)(int16_t a[MLKEM_N], const uint8_t in[384]);
+    void (*decode_decompress)(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
+    void (*compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+};
+#define VEC_TIER(needs, sfx)                                                                       \
+    {                                                                                              \
+        needs, mbc_mlkem_reduce_##sfx, mbc_mlkem_tomont_##sfx, mbc_mlkem_encode12_##sfx,           \
+            mbc_mlkem_decode12_##sfx, mbc_mlkem_decode_decompress_##sfx,                           \
+            mbc_mlkem_compress_encode_##sfx                                                        \
+    }
+static const struct vec_tier vec_tiers[] = {
+    VEC_TIER(MBC_CPU_AVX2, avx2),
+#if MBC_HAVE_AVX512
+    VEC_TIER(MBC_CPU_AVX2 | MBC_CPU_AVX512F | MBC_CPU_AVX512VL, avx512),
+#endif
+};
+
+/* vec_poly_check: tier v's passes and codings give poly.c's bits: on a
+ * (|a| < 2^12) and c (any |c| < 2^14), on the random bytes buf (504) as
+ * encodings of every d, and on 12-bit encodings with one value at or above
+ * q (the modulus check) or all of them just below. */
+static void vec_poly_check(const struct vec_tier *v, const int16_t a[MLKEM_N],
+                           const int16_t c[MLKEM_N], const uint8_t buf[504])
+{
+    int16_t x[MLKEM_N], y[MLKEM_N];
+    uint8_t ox[384], oy[384];
+    const int16_t *src[2] = {a, c};
+    for (unsigned i = 0; i < 2; i++) {
+        memcpy(x, src[i], sizeof(x));
+        memcpy(y, src[i], sizeof(y));
+        mbc_mlkem_reduce(x);
+        v->reduce(y);
+        assert_memory_equal(x, y, sizeof(x));
+        memcpy(x, src[i], sizeof(x));
+        memcpy(y, src[i], sizeof(y));
+        mbc_mlkem_tomont(x);
+        v->tomont(y);
+        assert_memory_equal(x, y, sizeof(x));
+        mbc_mlkem_encode12(ox, src[i]);
+        v->encode12(oy, src[i]);
+        assert_memory_equal(ox, oy, sizeof(ox));
+    }
+    static const unsigned ds[] = {1, 4, 5, 10, 11};
+    for (unsigned i = 0; i < 5; i++) {
+        mbc_mlkem_decode_decompress(x, buf, ds[i]);
+        v->decode_decompress(y, buf, ds[i]);
+        assert_memory_equal(x, y, sizeof(x));
+        mbc_mlkem_compress_encode(ox, c, ds[i]);
+        v->compress_encode(oy, c, ds[i]);
+        assert_memory_equal(ox, oy, 32 * ds[i]);
+    }
+    /* 12-bit decoding: random bytes (mostly some value >= q), then the
+     * encoding of reduced values, with at most one raised to q..4095 */
+    uint8_t enc[384];
+    memcpy(enc, buf, sizeof(enc));
+    assert_int_equal(mbc_mlkem_decode12(x, enc), v->decode12(y, enc));
+    assert_memory_equal(x, y, sizeof(x));
+    for (unsigned j = 0; j < MLKEM_N; j++) {
+        x[j] = (int16_t)(c[j] % MLKEM_Q);
+    }
+    x[buf[0]] = (int16_t)(MLKEM_Q - 1);
+    mbc_mlkem_encode12(enc, x);
+    if (buf[1] & 1) {
+        /* value buf[2] becomes q + buf[3] * 3 (at most 4094) */
+        const unsigned j = buf[2], val = MLKEM_Q + buf[3] * 3u;
+        uint8_t *p = enc + 3 * (j / 2);
+        if (j % 2 == 0) {
+            p[0] = (uint8_t)val;
+            p[1] = (uint8_t)((p[1] & 0xF0) | (val >> 8));
+        } else {
+            p[1] = (uint8_t)((p[1] & 0x0F) | ((val & 0x0F) << 4));
+            p[2] = (uint8_t)(val >> 4);
+        }
+    }
+    const int rx = mbc_mlkem_decode12(x, enc);
+    assert_int_equal(rx, (buf[1] & 1) ? 0 : 1);
+    assert_int_equal(v->decode12(y, enc), rx);
+    assert_memory_equal(x, y, sizeof(x));
+}
+#endif
+
 /* The AVX2 polynomial kernels give poly.c's bits, on random inputs at the
  * bounds of their contracts. */
 static void test_poly_avx2(void **state)
@@ -116,32 +204,37 @@ static void test_poly_avx2(void **state)
         mbc_mlkem_compress_encode(ox, c, d);
         mbc_mlkem_compress_encode_avx2(oy, c, d);
         assert_memory_equal(ox, oy, 32 * d);
+        /* the noise of 5 streams (a whole group of four and one alone), eta
+         * 2 and 3 */
+        uint8_t seeds[5][33];
+        int16_t cx[5][MLKEM_N], cy[5][MLKEM_N];
+        int16_t *px[5], *py[5];
+        mbt_rand_bytes((uint8_t *)seeds, sizeof(seeds));
+        for (unsigned i = 0; i < 5; i++) {
+            px[i] = cx[i];
+            py[i] = cy[i];
+        }
+        const unsigned eta = 2 + (unsigned)(iter & 1);
+        mbc_mlkem_sample_cbd_c(px, (const uint8_t(*)[33])seeds, 5, eta);
+        mbc_mlkem_sample_cbd_avx2(py, (const uint8_t(*)[33])seeds, 5, eta);
+        assert_memory_equal(cx, cy, sizeof(cx));
+#if MBC_HAVE_AVX512
+        if ((mbc_cpu_features() & (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) ==
+            (MBC_CPU_AVX512F | MBC_CPU_AVX512VL)) {
+            memset(cy, 0, sizeof(cy));
+            mbc_mlkem_sample_cbd_avx512(py, (const uint8_t(*)[33])seeds, 5, eta);
+            assert_memory_equal(cx, cy, sizeof(cx));
+        }
+#endif
+        for (size_t t = 0; t < sizeof(vec_tiers) / sizeof(vec_tiers[0]); t++) {
+            if ((mbc_cpu_features() & vec_tiers[t].needs) == vec_tiers[t].needs) {
+                vec_poly_check(&vec_tiers[t], a, c, buf);
+            }
+        }
     }
 #else
     skip();
 #endif
-}
-
-/* each_test: calls fn on every test of file. */
-static void each_test(const char *file, void (*fn)(const json_t *t, int valid), size_t *count)
-{
-    json_t *root = mbt_load_json(file);
-    const json_t *groups = json_object_get(root, "testGroups");
-    size_t gi;
-    const json_t *g;
-    json_array_foreach(groups, gi, g)
-    {
-        assert_string_equal(json_string_value(json_object_get(g, "parameterSet")), "ML-KEM-768");
-        size_t ti;
-        const json_t *t;
-        json_array_foreach(json_object_get(g, "tests"), ti, t)
-        {
-            const char *res = json_string_value(json_object_get(t, "result"));
-            fn(t, strcmp(res, "valid") == 0);
-            (*count)++;
-        }
-    }
-    json_decref(root);
 }
 
 static void keygen_seed_case(const json_t *t, int valid)
@@ -159,14 +252,6 @@ static void keygen_seed_case(const json_t *t, int valid)
     free(seed);
     free(ek);
     free(dk);
-}
-
-static void test_wycheproof_keygen(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_keygen_seed_test.json", keygen_seed_case, &n);
-    assert_int_equal(n, 100);
 }
 
 /* mlkem_768_test.json: key pair from the seed (ek checked), then the
@@ -204,14 +289,6 @@ static void decaps_seed_case(const json_t *t, int valid)
     free(ek);
 }
 
-static void test_wycheproof_decaps_seed(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_test.json", decaps_seed_case, &n);
-    assert_int_equal(n, 193);
-}
-
 static void encaps_case(const json_t *t, int valid)
 {
     size_t el, ml, cl, kl;
@@ -242,14 +319,6 @@ static void encaps_case(const json_t *t, int valid)
     free(k);
 }
 
-static void test_wycheproof_encaps(void **state)
-{
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_encaps_test.json", encaps_case, &n);
-    assert_int_equal(n, 265);
-}
-
 static void decaps_dk_case(const json_t *t, int valid)
 {
     size_t dl, cl, kl = 0;
@@ -269,13 +338,59 @@ static void decaps_dk_case(const json_t *t, int valid)
     free(k);
 }
 
-static void test_wycheproof_decaps_dk(void **state)
+/* The ML-KEM-768 Wycheproof files, each with its case function (t, and
+ * whether the file says it is valid) and its number of cases. */
+struct wp_file {
+    const char *file;
+    void (*fn)(const json_t *t, int valid);
+    size_t count;
+};
+static const struct wp_file wp_files[] = {
+    {"mlkem_768_keygen_seed_test.json", keygen_seed_case, 100},
+    {"mlkem_768_test.json", decaps_seed_case, 193},
+    {"mlkem_768_encaps_test.json", encaps_case, 265},
+    {"mlkem_768_semi_expanded_decaps_test.json", decaps_dk_case, 9},
+};
+
+/* wp_run: one Wycheproof test of cmocka: a file on an implementation. */
+struct wp_run {
+    const char *impl;
+    const struct wp_file *f;
+};
+
+/* test_wycheproof: every case of the file on the implementation. */
+static void test_wycheproof(void **state)
 {
-    begin(state);
-    size_t n = 0;
-    each_test("mlkem_768_semi_expanded_decaps_test.json", decaps_dk_case, &n);
-    assert_int_equal(n, 9);
+    const struct wp_run *r = *state;
+    void *impl = (void *)r->impl;
+    begin(&impl);
+    json_t *root = mbt_load_json(r->f->file);
+    size_t gi, n = 0;
+    const json_t *g;
+    json_array_foreach(json_object_get(root, "testGroups"), gi, g)
+    {
+        assert_string_equal(json_string_value(json_object_get(g, "parameterSet")), "ML-KEM-768");
+        size_t ti;
+        const json_t *t;
+        json_array_foreach(json_object_get(g, "tests"), ti, t)
+        {
+            const char *res = json_string_value(json_object_get(t, "result"));
+            r->f->fn(t, strcmp(res, "valid") == 0);
+            n++;
+        }
+    }
+    json_decref(root);
+    assert_int_equal(n, r->f->count);
 }
+
+/* clang-format off */
+#define WP_RUNS(i) {"c", &wp_files[i]}, {"avx2", &wp_files[i]}, {"avx512", &wp_files[i]}
+static const struct wp_run wp_runs[] = {WP_RUNS(0), WP_RUNS(1), WP_RUNS(2), WP_RUNS(3)};
+#define WP_TEST(i, what)                                                                           \
+    {"test_wycheproof_" what "/c", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i)]},        \
+    {"test_wycheproof_" what "/avx2", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i) + 1]}, \
+    {"test_wycheproof_" what "/avx512", test_wycheproof, NULL, NULL, (void *)&wp_runs[3 * (i) + 2]}
+/* clang-format on */
 
 /* ---- lanes -------------------------------------------------------------- */
 
@@ -664,10 +779,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compress),
         cmocka_unit_test(test_poly_avx2),
-        IMPL_TESTS(test_wycheproof_keygen),
-        IMPL_TESTS(test_wycheproof_decaps_seed),
-        IMPL_TESTS(test_wycheproof_encaps),
-        IMPL_TESTS(test_wycheproof_decaps_dk),
+        WP_TEST(0, "keygen"),
+        WP_TEST(1, "decaps_seed"),
+        WP_TEST(2, "encaps"),
+        WP_TEST(3, "decaps_dk"),
         IMPL_TESTS(test_lanes),
         IMPL_TESTS(test_round_trip),
         IMPL_TESTS(test_mgr),

@@ -162,3 +162,76 @@ void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate)
         one_shot(rate, t[i].dom, t[i].out, t[i].out_len, t[i].in, t[i].len);
     }
 }
+
+void mbc_keccak_hash_ways(const struct mbc_keccak_ways *w, const struct mbc_hash_task *t,
+                          unsigned n, unsigned rate)
+{
+    uint8_t block[MBC_KECCAK_MAX_WAYS][200], out[MBC_KECCAK_MAX_WAYS][200];
+    MBC_ALIGN64 uint64_t state[25 * MBC_KECCAK_MAX_WAYS];
+    for (unsigned g = 0; g < n; g += w->ways) {
+        const unsigned m = n - g < w->ways ? n - g : w->ways;
+        size_t blocks[MBC_KECCAK_MAX_WAYS] = {0}, most = 0;
+        for (unsigned i = 0; i < m; i++) {
+            /* the padding needs a byte: len / rate + 1 blocks (counted
+             * without division: the scan of the built objects allows none) */
+            blocks[i] = 1;
+            for (size_t rem = t[g + i].len; rem >= rate; rem -= rate) {
+                blocks[i]++;
+            }
+            most = blocks[i] > most ? blocks[i] : most;
+        }
+        memset(state, 0, sizeof(state));
+        for (size_t b = 0; b < most; b++) {
+            /* the block of each sponge (zeros for one already finished or
+             * absent: its output is out, what it absorbs now is never read) */
+            memset(block, 0, sizeof(block));
+            unsigned last = 0;
+            for (unsigned i = 0; i < m; i++) {
+                const struct mbc_hash_task *ti = &t[g + i];
+                if (b >= blocks[i]) {
+                    continue;
+                }
+                const size_t off = b * rate;
+                const size_t take = ti->len - off < rate ? ti->len - off : rate;
+                memcpy(block[i], ti->in + off, take);
+                if (b + 1 == blocks[i]) {
+                    block[i][take] ^= ti->dom;
+                    block[i][rate - 1] ^= 0x80;
+                    last |= 1u << i;
+                }
+            }
+            w->absorb(state, (const uint8_t(*)[200])block, rate);
+            /* the outputs of the sponges whose last block this was (public
+             * lengths decide) */
+            if (last != 0) {
+                w->read(state, out, rate);
+                for (unsigned i = 0; i < m; i++) {
+                    if ((last >> i) & 1u) {
+                        memcpy(t[g + i].out, out[i], t[g + i].out_len);
+                    }
+                }
+            }
+        }
+    }
+    mbc_memzero(state, sizeof(state));
+    mbc_memzero(block, sizeof(block));
+    mbc_memzero(out, sizeof(out));
+}
+
+void mbc_keccak_absorb_lanes(uint64_t *s, unsigned ways, unsigned rate, const uint8_t *const in[],
+                             size_t len, uint8_t dom)
+{
+    memset(s, 0, 25 * ways * sizeof(uint64_t));
+    const size_t whole = len & ~(size_t)7;
+    for (unsigned i = 0; i < ways; i++) {
+        for (size_t j = 0; j < whole; j += 8) {
+            memcpy(&s[(j >> 3) * ways + i], in[i] + j, 8);
+        }
+        /* the last bytes, the domain byte after them, and rate's final bit */
+        uint64_t last = 0;
+        memcpy(&last, in[i] + whole, len - whole);
+        s[(whole >> 3) * ways + i] = last ^ ((uint64_t)dom << (8 * (len - whole)));
+        s[(rate / 8 - 1) * ways + i] ^= 0x80ull << 56;
+        mbc_memzero(&last, sizeof(last));
+    }
+}

@@ -1,9 +1,11 @@
 /*
  * keccak.h - Keccak-f[1600] and the FIPS 202 functions ML-KEM needs
  * (src/hash/keccak.c, portable C): SHA3-256, SHA3-512, SHAKE128 and SHAKE256
- * with incremental absorb and squeeze; and the 4-way permutation
+ * with incremental absorb and squeeze; the 4-way permutation
  * (keccak4_avx2.c, AVX2: four states side by side, one per 64-bit lane of a
- * ymm register) with the SHAKE calls of four equal-length inputs built on it.
+ * ymm register) and the 8-way one (keccak8_avx512.c, a zmm register per
+ * state word), with the SHAKE calls of equal-length inputs and the
+ * fixed-output tasks built on them (one driver, mbc_keccak_hash_ways).
  * Little-endian hosts only (x86-64). Nothing here branches on or indexes by
  * the data: only lengths decide.
  *
@@ -91,6 +93,32 @@ struct mbc_hash_task {
     uint8_t dom;
 };
 void mbc_keccak_hash_c(const struct mbc_hash_task *t, unsigned n, unsigned rate);
+
+/*
+ * mbc_keccak_absorb_lanes: the start of ways sponges of one rate in a
+ * transposed state s (word j of sponge i at s[ways j + i], 25 ways words,
+ * zeroed first): in[i] (len bytes each, len < rate) padded with dom and
+ * rate's final bit, not yet permuted (the multi-way absorb calls).
+ */
+void mbc_keccak_absorb_lanes(uint64_t *s, unsigned ways, unsigned rate, const uint8_t *const in[],
+                             size_t len, uint8_t dom);
+
+/*
+ * mbc_keccak_hash_ways: the tasks ways at a time on a multi-way kernel w
+ * (keccak.c; the kernels' files give w): absorb xors block i (rate bytes
+ * of it) into sponge i of the transposed state (25 ways words, zeroed
+ * first) and permutes; read writes the first rate bytes of every sponge
+ * into out[i]. A task may have fewer blocks than its group's others: its
+ * output is read after its own last block.
+ */
+#define MBC_KECCAK_MAX_WAYS 8
+struct mbc_keccak_ways {
+    unsigned ways;
+    void (*absorb)(uint64_t *state, const uint8_t (*block)[200], unsigned rate);
+    void (*read)(const uint64_t *state, uint8_t (*out)[200], unsigned rate);
+};
+void mbc_keccak_hash_ways(const struct mbc_keccak_ways *w, const struct mbc_hash_task *t,
+                          unsigned n, unsigned rate);
 void mbc_keccak4_hash_avx2(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 void mbc_keccak4_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 
@@ -122,5 +150,22 @@ void mbc_keccak4_f1600_avx512(uint64_t s[25][4]);
 void mbc_shake4_absorb_avx512(struct mbc_keccak4 *k, unsigned rate, const uint8_t *const in[4],
                               size_t len, uint8_t dom);
 void mbc_shake4_squeeze_avx512(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks);
+
+/*
+ * The 8-way functions (keccak8_avx512.c, only with MBC_HAVE_AVX512; the
+ * caller checks MBC_CPU_AVX512F and VL): eight sponges, sponge i in 64-bit
+ * lane i of s[j], one zmm register per state word; the same contracts as
+ * the 4-way functions above. mbc_keccak8_hash_avx512 hashes groups of
+ * eight, and a last group of four or fewer on the 4-way kernel.
+ */
+struct mbc_keccak8 {
+    uint64_t s[25][8];
+    unsigned rate;
+};
+void mbc_keccak8_f1600_avx512(uint64_t s[25][8]);
+void mbc_shake8_absorb_avx512(struct mbc_keccak8 *k, unsigned rate, const uint8_t *const in[8],
+                              size_t len, uint8_t dom);
+void mbc_shake8_squeeze_avx512(struct mbc_keccak8 *k, uint8_t *const out[8], size_t nblocks);
+void mbc_keccak8_hash_avx512(const struct mbc_hash_task *t, unsigned n, unsigned rate);
 
 #endif /* MBC_SRC_HASH_KECCAK_H */

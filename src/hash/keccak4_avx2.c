@@ -123,90 +123,86 @@ void K4(mbc_keccak4_f1600)(uint64_t st[25][4])
 void K4(mbc_shake4_absorb)(struct mbc_keccak4 *k, unsigned rate, const uint8_t *const in[4],
                            size_t len, uint8_t dom)
 {
-    memset(k->s, 0, sizeof(k->s));
     k->rate = rate;
-    for (unsigned i = 0; i < 4; i++) {
-        uint8_t block[200] = {0};
-        memcpy(block, in[i], len);
-        block[len] ^= dom;
-        block[rate - 1] ^= 0x80;
-        for (unsigned j = 0; j < rate / 8; j++) {
-            memcpy(&k->s[j][i], block + 8 * j, 8);
+    mbc_keccak_absorb_lanes(&k->s[0][0], 4, rate, in, len, dom);
+}
+
+/* extract4: words w .. w + 3 of the four sponges into out[i] (32 bytes
+ * each), by a 4x4 transpose of 64-bit words. */
+static inline void extract4(const uint64_t s[][4], unsigned w, uint8_t *const out[4])
+{
+    const __m256i r0 = _mm256_loadu_si256((const __m256i *)s[w]);
+    const __m256i r1 = _mm256_loadu_si256((const __m256i *)s[w + 1]);
+    const __m256i r2 = _mm256_loadu_si256((const __m256i *)s[w + 2]);
+    const __m256i r3 = _mm256_loadu_si256((const __m256i *)s[w + 3]);
+    const __m256i t0 = _mm256_unpacklo_epi64(r0, r1), t1 = _mm256_unpackhi_epi64(r0, r1);
+    const __m256i t2 = _mm256_unpacklo_epi64(r2, r3), t3 = _mm256_unpackhi_epi64(r2, r3);
+    _mm256_storeu_si256((__m256i *)out[0], _mm256_permute2x128_si256(t0, t2, 0x20));
+    _mm256_storeu_si256((__m256i *)out[1], _mm256_permute2x128_si256(t1, t3, 0x20));
+    _mm256_storeu_si256((__m256i *)out[2], _mm256_permute2x128_si256(t0, t2, 0x31));
+    _mm256_storeu_si256((__m256i *)out[3], _mm256_permute2x128_si256(t1, t3, 0x31));
+}
+
+/* read_words4: the first words words of each sponge into out[i]. */
+static void read_words4(const uint64_t s[25][4], unsigned words, uint8_t *const out[4])
+{
+    unsigned j = 0;
+    for (; j + 4 <= words; j += 4) {
+        uint8_t *const o[4] = {out[0] + 8 * j, out[1] + 8 * j, out[2] + 8 * j, out[3] + 8 * j};
+        extract4(s, j, o);
+    }
+    for (; j < words; j++) {
+        for (unsigned i = 0; i < 4; i++) {
+            memcpy(out[i] + 8 * j, &s[j][i], 8);
         }
-        memset(block, 0, sizeof(block));
-        __asm__ __volatile__("" : : "r"(block) : "memory");
     }
 }
 
 void K4(mbc_shake4_squeeze)(struct mbc_keccak4 *k, uint8_t *const out[4], size_t nblocks)
 {
-    const unsigned words = k->rate / 8;
     for (size_t b = 0; b < nblocks; b++) {
         K4(mbc_keccak4_f1600)(k->s);
-        for (unsigned j = 0; j < words; j++) {
-            for (unsigned i = 0; i < 4; i++) {
-                memcpy(out[i] + b * k->rate + 8 * j, &k->s[j][i], 8);
-            }
-        }
+        uint8_t *const o[4] = {out[0] + b * k->rate, out[1] + b * k->rate, out[2] + b * k->rate,
+                               out[3] + b * k->rate};
+        read_words4((const uint64_t(*)[4])k->s, k->rate / 8, o);
     }
+}
+
+/* the 4-way kernel of mbc_keccak_hash_ways: state word j of sponge i at
+ * state[4 j + i] */
+static void absorb4(uint64_t *state, const uint8_t (*block)[200], unsigned rate)
+{
+    uint64_t(*s)[4] = (uint64_t(*)[4])state;
+    for (unsigned j = 0; j < rate / 8; j++) {
+        uint64_t w[4];
+        for (unsigned i = 0; i < 4; i++) {
+            memcpy(&w[i], block[i] + 8 * j, 8);
+        }
+        const __m256i x = _mm256_loadu_si256((const __m256i *)w);
+        const __m256i v = _mm256_loadu_si256((const __m256i *)s[j]);
+        _mm256_storeu_si256((__m256i *)s[j], _mm256_xor_si256(v, x));
+    }
+    K4(mbc_keccak4_f1600)(s);
+}
+
+static void read4(const uint64_t *state, uint8_t (*out)[200], unsigned rate)
+{
+    uint8_t *const o[4] = {out[0], out[1], out[2], out[3]};
+    read_words4((const uint64_t(*)[4])state, rate / 8, o);
 }
 
 void K4(mbc_keccak4_hash)(const struct mbc_hash_task *t, unsigned n, unsigned rate)
 {
-    uint8_t block[4][200];
-    for (unsigned g = 0; g < n; g += 4) {
-        const unsigned m = n - g < 4 ? n - g : 4;
-        size_t blocks[4] = {0}, most = 0;
-        for (unsigned i = 0; i < m; i++) {
-            /* the padding needs a byte: len / rate + 1 blocks (counted
-             * without division: the scan of the built objects allows none) */
-            blocks[i] = 1;
-            for (size_t rem = t[g + i].len; rem >= rate; rem -= rate) {
-                blocks[i]++;
-            }
-            most = blocks[i] > most ? blocks[i] : most;
-        }
-        struct mbc_keccak4 k;
-        memset(k.s, 0, sizeof(k.s));
-        for (size_t b = 0; b < most; b++) {
-            /* the block of each sponge (zeros for one already finished:
-             * its output is out, what it absorbs now is never read) */
-            memset(block, 0, sizeof(block));
-            for (unsigned i = 0; i < m; i++) {
-                const struct mbc_hash_task *ti = &t[g + i];
-                if (b >= blocks[i]) {
-                    continue;
-                }
-                const size_t off = b * rate;
-                const size_t take = ti->len - off < rate ? ti->len - off : rate;
-                memcpy(block[i], ti->in + off, take);
-                if (b + 1 == blocks[i]) {
-                    block[i][take] ^= ti->dom;
-                    block[i][rate - 1] ^= 0x80;
-                }
-            }
-            /* transposed into the state, one ymm per lane word */
-            for (unsigned j = 0; j < rate / 8; j++) {
-                uint64_t w[4];
-                for (unsigned i = 0; i < 4; i++) {
-                    memcpy(&w[i], block[i] + 8 * j, 8);
-                }
-                const __m256i x = _mm256_loadu_si256((const __m256i *)w);
-                const __m256i v = _mm256_loadu_si256((const __m256i *)k.s[j]);
-                _mm256_storeu_si256((__m256i *)k.s[j], _mm256_xor_si256(v, x));
-            }
-            K4(mbc_keccak4_f1600)(k.s);
-            for (unsigned i = 0; i < m; i++) {
-                if (b + 1 == blocks[i]) {
-                    for (size_t j = 0; j < t[g + i].out_len; j++) {
-                        t[g + i].out[j] = (uint8_t)(k.s[j / 8][i] >> (8 * (j % 8)));
-                    }
-                }
-            }
-        }
-        memset(&k, 0, sizeof(k));
-        __asm__ __volatile__("" : : "r"(&k) : "memory");
+    static const struct mbc_keccak_ways w = {4, absorb4, read4};
+#if MBC_AVX512
+    mbc_keccak_hash_ways(&w, t, n, rate);
+#else
+    /* a last lone task on the portable permutation: the AVX2 4-way one
+     * costs 1.7 times as much for it (mlkem_avx2.c's kway_for) */
+    const unsigned lone = (n & 3u) == 1u;
+    mbc_keccak_hash_ways(&w, t, n - lone, rate);
+    if (lone) {
+        mbc_keccak_hash_c(t + n - 1, 1, rate);
     }
-    memset(block, 0, sizeof(block));
-    __asm__ __volatile__("" : : "r"(block) : "memory");
+#endif
 }

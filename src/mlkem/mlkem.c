@@ -3,7 +3,8 @@
  * decapsulation over a batch of requests of one parameter set. Every
  * hashing step gathers the streams of all requests of the batch and hands
  * them to the implementation's kernel at once (struct mbc_mlkem_impl), so
- * a 4-way Keccak sees full groups; the polynomial arithmetic is poly.c's.
+ * a multi-way Keccak sees full groups; the polynomial arithmetic is the
+ * implementation's, with poly.c's contracts and bits.
  * Baseline x86-64 code. Requests never mix: each has its own state, and a
  * request with a bad key is computed like the others, its verdict given
  * back for the caller to act on.
@@ -25,8 +26,8 @@ const struct mlkem_params *mbc_mlkem_params(unsigned param)
     return param >= 2 && param <= 4 ? &params[param - 2] : NULL;
 }
 
-/* MAT_CHUNK: the matrix entries sampled at a time (two groups of a 4-way
- * kernel); the entries are public. */
+/* MAT_CHUNK: the matrix entries sampled at a time (a group of the 8-way
+ * kernel, two of the 4-way one); the entries are public. */
 #define MAT_CHUNK 8
 
 /* mat_acc: for every request s < n and every i, j < k: acc_s[i] +=
@@ -129,9 +130,9 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
     mat_acc(impl, k, st, n, 0);
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_encode12(req[s].dk + 384 * i, st[s].a[i]);
-            mbc_mlkem_reduce(st[s].b[i]);
-            mbc_mlkem_tomont(st[s].b[i]);
+            impl->encode12(req[s].dk + 384 * i, st[s].a[i]);
+            impl->reduce(st[s].b[i]);
+            impl->tomont(st[s].b[i]);
         }
     }
     /* + e = CBD(PRF(sigma, k..2k-1)), in the rows of s (encoded above) */
@@ -141,7 +142,7 @@ void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlke
         for (unsigned i = 0; i < k; i++) {
             impl->ntt(st[s].a[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
-            mbc_mlkem_encode12(ek + 384 * i, st[s].b[i]);
+            impl->encode12(ek + 384 * i, st[s].b[i]);
         }
         memcpy(ek + 384 * k, st[s].rho, 32);
         /* dk = dk_PKE || ek || H(ek) || z */
@@ -187,7 +188,7 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
         }
         /* v' = t^T y, t decoded row by row (the modulus check on the way) */
         for (unsigned i = 0; i < k; i++) {
-            good &= mbc_mlkem_decode12(st[s].d, ek[s] + 384 * i);
+            good &= impl->decode12(st[s].d, ek[s] + 384 * i);
             impl->basemul_acc(st[s].c, st[s].d, st[s].a[i]);
         }
         ok |= (unsigned)good << s;
@@ -204,15 +205,15 @@ static unsigned encrypt_batch(const struct mbc_mlkem_impl *impl, const struct ml
     prf_batch(impl, rows, r, n, k + 1, k, p->eta2);
     for (unsigned s = 0; s < n; s++) {
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_reduce(st[s].b[i]);
+            impl->reduce(st[s].b[i]);
             impl->invntt(st[s].b[i]);
             mbc_mlkem_add(st[s].b[i], st[s].b[i], st[s].a[i]);
         }
-        mbc_mlkem_reduce(st[s].c);
+        impl->reduce(st[s].c);
         impl->invntt(st[s].c);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         /* + Decompress_1(m) */
-        mbc_mlkem_decode_decompress(st[s].d, st[s].m, 1);
+        impl->decode_decompress(st[s].d, st[s].m, 1);
         mbc_mlkem_add(st[s].c, st[s].c, st[s].d);
         for (unsigned i = 0; i < k; i++) {
             impl->compress_encode(ct[s] + 32 * p->du * i, st[s].b[i], p->du);
@@ -281,17 +282,17 @@ unsigned mbc_mlkem_decaps_batch(const struct mbc_mlkem_impl *impl, const struct 
         ok |= (unsigned)mbc_ct_memeq(hk[s], h, 32) << s;
         /* m' = Decrypt(dk_PKE, c): w = v - s^T NTT(u) */
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
+            impl->decode_decompress(st[s].b[i], c + 32 * p->du * i, p->du);
             impl->ntt(st[s].b[i]);
         }
         memset(st[s].d, 0, sizeof(st[s].d));
         for (unsigned i = 0; i < k; i++) {
-            mbc_mlkem_decode12(st[s].a[i], dk + 384 * i);
+            impl->decode12(st[s].a[i], dk + 384 * i);
             impl->basemul_acc(st[s].d, st[s].a[i], st[s].b[i]);
         }
-        mbc_mlkem_reduce(st[s].d);
+        impl->reduce(st[s].d);
         impl->invntt(st[s].d);
-        mbc_mlkem_decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
+        impl->decode_decompress(st[s].c, c + 32 * p->du * k, p->dv);
         mbc_mlkem_sub(st[s].c, st[s].c, st[s].d);
         impl->compress_encode(st[s].m, st[s].c, 1);
         /* (K', r') = G(m' || h) */

@@ -39,9 +39,9 @@ void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], uns
 }
 
 /* MLKEM_FAST_OPS: what the vector tiers were measured to run faster than
- * OpenSSL 3.5 (README: 8-lane calls 2.7x to 5.7x, single calls 2.3x to
- * 3.7x, every operation). The portable tier claims none (its encaps and
- * decaps measured 0.8x to 0.9x). */
+ * OpenSSL 3.5 (README: 8-lane calls 3.4x to 11x, single calls 2.8x to
+ * 4.9x, every operation). The portable tier claims none (its encaps and
+ * decaps measured 0.7x to 0.9x). */
 #define MLKEM_FAST_OPS                                                                             \
     (1u << MBC_OP_MLKEM768_KEYGEN | 1u << MBC_OP_MLKEM768_ENCAPS | 1u << MBC_OP_MLKEM768_DECAPS)
 
@@ -56,11 +56,17 @@ const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
     .invntt = mbc_mlkem_invntt,
     .basemul_acc = mbc_mlkem_basemul_acc,
     .compress_encode = mbc_mlkem_compress_encode,
+    .reduce = mbc_mlkem_reduce,
+    .tomont = mbc_mlkem_tomont,
+    .encode12 = mbc_mlkem_encode12,
+    .decode12 = mbc_mlkem_decode12,
+    .decode_decompress = mbc_mlkem_decode_decompress,
 };
 
 #if MBC_HAVE_AVX2
 /* AVX2: the matrix entries and the noise of every request of a batch four
- * streams at a time on the 4-way Keccak, the NTTs and base multiplications
+ * streams at a time on the 4-way Keccak (a lone one on the portable
+ * permutation), the NTTs, base multiplications, reductions and byte codings
  * on 16 coefficients at a time (mlkem_avx2.c). */
 static const struct mbc_mlkem_impl mlkem_avx2 = {
     .base = {.info = {.name = "avx2",
@@ -75,13 +81,19 @@ static const struct mbc_mlkem_impl mlkem_avx2 = {
     .invntt = mbc_mlkem_invntt_avx2,
     .basemul_acc = mbc_mlkem_basemul_acc_avx2,
     .compress_encode = mbc_mlkem_compress_encode_avx2,
+    .reduce = mbc_mlkem_reduce_avx2,
+    .tomont = mbc_mlkem_tomont_avx2,
+    .encode12 = mbc_mlkem_encode12_avx2,
+    .decode12 = mbc_mlkem_decode12_avx2,
+    .decode_decompress = mbc_mlkem_decode_decompress_avx2,
 };
 #endif
 
 #if MBC_HAVE_AVX512
-/* AVX-512VL: the AVX2 tier's kernels with the 4-way Keccak on vprolq and
- * vpternlogq (still ymm registers: Zen 4 and every AVX-512 Intel part run
- * them at full rate), measured faster than the AVX2 Keccak (README). */
+/* AVX-512 (F, VL): the AVX2 tier's arithmetic, with the 8-way zmm Keccak
+ * (keccak8_avx512.c) for groups of more than four streams and the 4-way one
+ * on vprolq and vpternlogq (ymm) for the others; Zen 4, which splits zmm
+ * operations, runs the 8-way one at the 4-way one's rate per state. */
 static const struct mbc_mlkem_impl mlkem_avx512 = {
     .base = {.info = {.name = "avx512",
                       .tier = MBC_TIER_VECTOR,
@@ -90,11 +102,16 @@ static const struct mbc_mlkem_impl mlkem_avx512 = {
              .needs = MBC_CPU_AVX2 | MBC_CPU_AVX512F | MBC_CPU_AVX512VL},
     .sample_ntt = mbc_mlkem_sample_ntt_avx512,
     .sample_cbd = mbc_mlkem_sample_cbd_avx512,
-    .hash = mbc_keccak4_hash_avx512,
+    .hash = mbc_keccak8_hash_avx512,
     .ntt = mbc_mlkem_ntt_avx512,
     .invntt = mbc_mlkem_invntt_avx512,
     .basemul_acc = mbc_mlkem_basemul_acc_avx512,
     .compress_encode = mbc_mlkem_compress_encode_avx512,
+    .reduce = mbc_mlkem_reduce_avx512,
+    .tomont = mbc_mlkem_tomont_avx512,
+    .encode12 = mbc_mlkem_encode12_avx512,
+    .decode12 = mbc_mlkem_decode12_avx512,
+    .decode_decompress = mbc_mlkem_decode_decompress_avx512,
 };
 #endif
 

@@ -110,6 +110,13 @@ struct mbc_mlkem_impl {
     void (*basemul_acc)(int16_t r[MLKEM_N], const int16_t a[MLKEM_N], const int16_t b[MLKEM_N]);
     /* Compress_d then ByteEncode_d, mbc_mlkem_compress_encode's bytes */
     void (*compress_encode)(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+    /* poly.c's coefficient passes and byte codings, with its contracts
+     * and bit for bit its results */
+    void (*reduce)(int16_t a[MLKEM_N]);
+    void (*tomont)(int16_t a[MLKEM_N]);
+    void (*encode12)(uint8_t out[384], const int16_t a[MLKEM_N]);
+    int (*decode12)(int16_t a[MLKEM_N], const uint8_t in[384]);
+    void (*decode_decompress)(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
 };
 
 extern const struct mbc_mlkem_impl mbc_mlkem_impl_c;
@@ -120,8 +127,9 @@ const struct mbc_mlkem_impl *mbc_mlkem_impl_for(uint64_t features);
 void mbc_mlkem_sample_ntt_c(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                             unsigned eta);
-/* The AVX2 kernels (mlkem_avx2.c): four streams at a time on the 4-way
- * Keccak; a group of fewer than four runs with repeated inputs. */
+/* The AVX2 kernels (mlkem_avx2.c): several streams at a time on a
+ * multi-way Keccak (4-way; a lone stream on the portable one); a group with
+ * idle slots runs with repeated inputs. */
 void mbc_mlkem_sample_ntt_avx2(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx2(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
                                unsigned eta);
@@ -134,7 +142,8 @@ void mbc_mlkem_ntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_invntt_avx2(int16_t a[MLKEM_N]);
 void mbc_mlkem_basemul_acc_avx2(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                                 const int16_t b[MLKEM_N]);
-/* The same kernels on the AVX-512VL Keccak (mlkem_avx2.c built again with
+/* The same kernels on the AVX-512 Keccaks, 8-way for more than four
+ * streams, else the 4-way AVX-512VL one (mlkem_avx2.c built again with
  * MBC_AVX512=1). */
 void mbc_mlkem_sample_ntt_avx512(int16_t *const out[], const uint8_t (*seed)[34], unsigned n);
 void mbc_mlkem_sample_cbd_avx512(int16_t *const out[], const uint8_t (*seed)[33], unsigned n,
@@ -145,6 +154,16 @@ void mbc_mlkem_basemul_acc_avx512(int16_t r[MLKEM_N], const int16_t a[MLKEM_N],
                                   const int16_t b[MLKEM_N]);
 void mbc_mlkem_compress_encode_avx2(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
 void mbc_mlkem_compress_encode_avx512(uint8_t *out, const int16_t a[MLKEM_N], unsigned d);
+/* poly.c's coefficient passes and byte codings on 16 coefficients at a
+ * time (mlkem_avx2.c; d 10, 4 and 1 vectorised, the others poly.c's). */
+#define MLKEM_VEC_POLY_DECL(sfx)                                                                   \
+    void mbc_mlkem_reduce_##sfx(int16_t a[MLKEM_N]);                                               \
+    void mbc_mlkem_tomont_##sfx(int16_t a[MLKEM_N]);                                               \
+    void mbc_mlkem_encode12_##sfx(uint8_t out[384], const int16_t a[MLKEM_N]);                     \
+    int mbc_mlkem_decode12_##sfx(int16_t a[MLKEM_N], const uint8_t in[384]);                       \
+    void mbc_mlkem_decode_decompress_##sfx(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
+MLKEM_VEC_POLY_DECL(avx2)
+MLKEM_VEC_POLY_DECL(avx512)
 
 /* ---- mlkem.c: the batch algorithms ------------------------------------- */
 
