@@ -284,6 +284,110 @@ static void fe_from_mont(const struct ec_curve *c, const struct ec_mod *md, mb52
 }
 
 /* ------------------------------------------------------------------------ */
+/* Lazy linear combinations mod p                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The additions and subtractions of the point formulas, as sums of field
+ * elements (b < 2p, normalised) with small coefficients, carried once at the
+ * end instead of a carry chain and a conditional subtraction for every
+ * term. An lz value is K digits of signed 64-bit accumulators, not
+ * normalised: lz_set / lz_add / lz_sub add a b 2^sh (sh <= 3) digit by digit
+ * (one operation a digit, two with a shift), lz_off adds O = 64 p written
+ * with every low digit at least 16 (2^52 - 1), so that up to 16 b (sum of
+ * the coefficients subtracted) leave every digit and the value
+ * non-negative. Then:
+ *  lz_red:  r = the value mod p, < 2p, normalised. The bits from 2^f of the
+ *           top digit (2^256 or 2^384: P-256 f = 48 of digit 4, P-384 f = 20
+ *           of digit 7) are h; h 2^f is replaced by h c, c = 2^bits mod p
+ *           (P-256: 2^224 - 2^192 - 2^96 + 1; P-384: 2^128 + 2^96 - 2^32 + 1),
+ *           a few shifts and additions into digits 0..4; then one signed
+ *           carry chain. The value stays the same mod p. The sums used here
+ *           (O plus at most 4 positive terms) keep the top digit below
+ *           2^(f + 7) and the low digits below 2^58, so h < 2^7 and the
+ *           result is below 2^bits + 2^(bits - 25) + 2^(bits - 42) < 2p.
+ *  lz_norm: the signed carry chain alone: r normalised, for a value known
+ *           to lie in [0, 2^(52 K)) (used below 6p: a - b + 2p with
+ *           lz_off2, or a + b, for multiply inputs only).
+ * lz_off2 adds 2p with every low digit at least 2^52 - 1 (one subtracted
+ * b): a - b + 2p in (0, 4p).
+ */
+static const uint64_t lz_o64_5[5] = {0x10fffffffffffc0ull, 0x103ffffffffffefull,
+                                     0xfffffffffffff0ull, 0x10003fffffffff0ull,
+                                     0x3fffffffbffff0ull};
+static const uint64_t lz_o2_5[5] = {0x1ffffffffffffeull, 0x101ffffffffffeull, 0xfffffffffffffull,
+                                    0x10001fffffffffull, 0x1fffffffdffffull};
+static const uint64_t lz_o64_8[8] = {
+    0x100003fffffffc0ull, 0x10bfffffffffff0ull, 0x10fffffbfffffefull, 0x10fffffffffffefull,
+    0x10fffffffffffefull, 0x10fffffffffffefull, 0x10fffffffffffefull, 0x3ffffefull};
+static const uint64_t lz_o2_8[8] = {0x100001fffffffeull, 0x1fdfffffffffffull, 0x1ffffffdfffffeull,
+                                    0x1ffffffffffffeull, 0x1ffffffffffffeull, 0x1ffffffffffffeull,
+                                    0x1ffffffffffffeull, 0x1ffffeull};
+
+MB52_INLINE void lz_set(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]);
+    }
+}
+
+MB52_INLINE void lz_add(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]));
+    }
+}
+
+MB52_INLINE void lz_sub(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_sub(acc[j], sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]));
+    }
+}
+
+MB52_INLINE void lz_off(unsigned K, vec *acc)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], v_set1(K == 5 ? lz_o64_5[j] : lz_o64_8[j]));
+    }
+}
+
+MB52_INLINE void lz_off2(unsigned K, vec *acc)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], v_set1(K == 5 ? lz_o2_5[j] : lz_o2_8[j]));
+    }
+}
+
+MB52_INLINE void lz_norm(unsigned K, mb52_row *r, vec *acc)
+{
+    const vec mask = v_set1(MB52_MASK);
+    for (unsigned j = 0; j + 1 < K; j++) {
+        acc[j + 1] = v_add(acc[j + 1], v_sra52(acc[j]));
+        v_store(r[j], v_and(acc[j], mask));
+    }
+    v_store(r[K - 1], acc[K - 1]);
+}
+
+MB52_INLINE void lz_red(unsigned K, mb52_row *r, vec *acc)
+{
+    if (K == 5) {
+        const vec h = v_srl(acc[4], 48);
+        acc[4] = v_add(v_and(acc[4], v_set1((1ull << 48) - 1)), v_sll(h, 16));
+        acc[3] = v_sub(acc[3], v_sll(h, 36));
+        acc[1] = v_sub(acc[1], v_sll(h, 44));
+        acc[0] = v_add(acc[0], h);
+    } else {
+        const vec h = v_srl(acc[7], 20);
+        acc[7] = v_and(acc[7], v_set1((1ull << 20) - 1));
+        acc[2] = v_add(acc[2], v_sll(h, 24));
+        acc[1] = v_add(acc[1], v_sll(h, 44));
+        acc[0] = v_sub(v_add(acc[0], h), v_sll(h, 32));
+    }
+    lz_norm(K, r, acc);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Points                                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -318,94 +422,158 @@ static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a
 }
 
 /*
+ * The point formulas, instantiated per digit count K (5: P-256, 8: P-384)
+ * so that the lazy sums stay in registers. FK_MUL: the multiply mod p of
+ * K digits (P-256's p: the special reduction of mul1_5). Bounds: every
+ * multiply takes two inputs whose product is below 16 p^2 (both < 4p, or
+ * one < 2p and the other < 8p) and returns < 2p; the lazy sums are
+ * reduced by lz_red (< 2p) or, where only multiplies read them, carried by
+ * lz_norm (below 4p, or below 6p beside a partner < 2p). The coordinates
+ * of every result are < 2p.
+ */
+#define FK_MUL(r, a, b) (K == 5 ? mul1_5 : mul_8)(r, a, b, &c->p)
+#define FK_SQR(r, a) (K == 5 ? sqr1_5 : sqr_8)(r, a, &c->p)
+#define FK_ADDM(r, a, b) (K == 5 ? addm_5 : addm_8)(r, a, b) /* < 4p: multiply inputs only */
+
+/*
  * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
  * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
- * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
- * are overwritten): 6 M + 2 M_b + 17 add/sub. r may alias P or Q.
+ * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1, all < 2p
+ * (t4 < 4p): 6 M + 2 M_b and 7 lazy sums (RCB's 17 additions):
+ *   x3 = 3 (y3 - b t2), z3 = t1 - x3, x3' = t1 + x3,
+ *   y = 3 (b y3 - 3 t2 - t0), t0' = 3 (t0 - t2),
+ *   X3 = t3 x3' - t4 y, Y3 = x3' z3 + t0' y, Z3 = t4 z3 + t3 t0'.
+ * r may alias P or Q (read only through the arguments).
  */
-static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
-                     mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)
+MB52_INLINE void add_tail_k(const struct ec_curve *c, struct ec_pt *r, const mb52_row *t0,
+                            const mb52_row *t1, const mb52_row *t2, const mb52_row *t3,
+                            const mb52_row *t4, const mb52_row *y3, unsigned K)
 {
-    EC_ALIGN fe x3, z3;
-    FP_MUL(z3, c->b, t2);
-    FP_SUB(x3, y3, z3);
-    FP_ADD(z3, x3, x3);
-    FP_ADD(x3, x3, z3);
-    FP_SUB(z3, t1, x3);
-    FP_ADDM(x3, t1, x3);
-    FP_MUL(y3, c->b, y3);
-    FP_ADD(t1, t2, t2);
-    FP_ADD(t2, t1, t2);
-    FP_SUB(y3, y3, t2);
-    FP_SUB(y3, y3, t0);
-    FP_ADD(t1, y3, y3);
-    FP_ADDM(y3, t1, y3);
-    FP_ADD(t1, t0, t0);
-    FP_ADD(t0, t1, t0);
-    FP_SUB(t0, t0, t2);
-    FP_MUL(t1, t4, y3);
-    FP_MUL(t2, t0, y3);
-    FP_MUL(y3, x3, z3);
-    FP_ADD(y3, y3, t2);
-    FP_MUL(x3, t3, x3);
-    FP_SUB(r->x, x3, t1);
-    FP_MUL(z3, t4, z3);
-    FP_MUL(t1, t3, t0);
-    FP_ADD(r->z, z3, t1);
-    mb52_copy(r->y, y3, c->k);
+    EC_ALIGN fe bt, x3, z3, y, t0p, u, v;
+    vec acc[EC_MAX_K];
+    FK_MUL(bt, c->b, t2);
+    lz_set(K, acc, y3, 0); /* x3 = 3 y3 - 3 b t2 */
+    lz_add(K, acc, y3, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, bt, 0);
+    lz_sub(K, acc, bt, 1);
+    lz_red(K, x3, acc);
+    lz_set(K, acc, t1, 0); /* z3 = t1 - x3 */
+    lz_off(K, acc);
+    lz_sub(K, acc, x3, 0);
+    lz_red(K, z3, acc);
+    FK_ADDM(x3, t1, x3); /* x3' = t1 + x3 < 4p */
+    FK_MUL(bt, c->b, y3);
+    lz_set(K, acc, bt, 0); /* y = 3 b y3 - 9 t2 - 3 t0 */
+    lz_add(K, acc, bt, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, t2, 3);
+    lz_sub(K, acc, t2, 0);
+    lz_sub(K, acc, t0, 1);
+    lz_sub(K, acc, t0, 0);
+    lz_red(K, y, acc);
+    lz_set(K, acc, t0, 0); /* t0' = 3 t0 - 3 t2 */
+    lz_add(K, acc, t0, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, t2, 0);
+    lz_sub(K, acc, t2, 1);
+    lz_red(K, t0p, acc);
+    FK_MUL(u, t3, x3); /* X3 = t3 x3' - t4 y */
+    FK_MUL(v, t4, y);
+    lz_set(K, acc, u, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, v, 0);
+    FK_MUL(u, x3, z3); /* Y3 = x3' z3 + t0' y */
+    FK_MUL(v, t0p, y);
+    lz_red(K, r->x, acc);
+    lz_set(K, acc, u, 0);
+    lz_add(K, acc, v, 0);
+    FK_MUL(u, t4, z3); /* Z3 = t4 z3 + t3 t0' */
+    FK_MUL(v, t3, t0p);
+    lz_red(K, r->y, acc);
+    lz_set(K, acc, u, 0);
+    lz_add(K, acc, v, 0);
+    lz_red(K, r->z, acc);
 }
 
-/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b + 29
- * add/sub). r may alias p or q. */
+/* lz_prod_sum: r = (a + b)(d + e) - f - g (< 2p): the cross terms of RCB's
+ * products, e.g. X1 Y2 + X2 Y1 = (X1 + Y1)(X2 + Y2) - X1 X2 - Y1 Y2. */
+MB52_INLINE void lz_prod_sum(const struct ec_curve *c, mb52_row *r, const mb52_row *a,
+                             const mb52_row *b, const mb52_row *d, const mb52_row *e,
+                             const mb52_row *f, const mb52_row *g, unsigned K)
+{
+    EC_ALIGN fe u, v;
+    vec acc[EC_MAX_K];
+    FK_ADDM(u, a, b);
+    FK_ADDM(v, d, e);
+    FK_MUL(u, u, v);
+    lz_set(K, acc, u, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, f, 0);
+    lz_sub(K, acc, g, 0);
+    lz_red(K, r, acc);
+}
+
+/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b). r may
+ * alias p or q. */
+MB52_INLINE void pt_add_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                          const struct ec_pt *q, unsigned K)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
+    FK_MUL(t0, p->x, q->x);
+    FK_MUL(t1, p->y, q->y);
+    FK_MUL(t2, p->z, q->z);
+    lz_prod_sum(c, t3, p->x, p->y, q->x, q->y, t0, t1, K);
+    lz_prod_sum(c, t4, p->y, p->z, q->y, q->z, t1, t2, K);
+    lz_prod_sum(c, y3, p->x, p->z, q->x, q->z, t0, t2, K);
+    add_tail_k(c, r, t0, t1, t2, t3, t4, y3, K);
+}
+
 static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                    const struct ec_pt *q)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, u, y3;
-    FP_MUL(t0, p->x, q->x);
-    FP_MUL(t1, p->y, q->y);
-    FP_MUL(t2, p->z, q->z);
-    FP_ADDM(t3, p->x, p->y);
-    FP_ADDM(t4, q->x, q->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_ADDM(t4, p->y, p->z);
-    FP_ADDM(u, q->y, q->z);
-    FP_MUL(t4, t4, u);
-    FP_ADD(u, t1, t2);
-    FP_SUB(t4, t4, u);
-    FP_ADDM(u, p->x, p->z);
-    FP_ADDM(y3, q->x, q->z);
-    FP_MUL(u, u, y3);
-    FP_ADD(y3, t0, t2);
-    FP_SUB(y3, u, y3);
-    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+    if (c->k == 5) {
+        pt_add_k(c, r, p, q, 5);
+    } else {
+        pt_add_k(c, r, p, q, 8);
+    }
 }
 
 /* pt_madd: r = p + (qx, qy) for any p and an affine q that is not the
- * identity (RCB algorithm 5: 11 M + 2 M_b + 23 add/sub). r may alias p. */
+ * identity (RCB algorithm 5: 11 M + 2 M_b). r may alias p. */
+MB52_INLINE void pt_madd_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                           const mb52_row *qx, const mb52_row *qy, unsigned K)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
+    vec acc[EC_MAX_K];
+    FK_MUL(t0, p->x, qx);
+    FK_MUL(t1, p->y, qy);
+    lz_prod_sum(c, t3, qx, qy, p->x, p->y, t0, t1, K);
+    FK_MUL(t4, qy, p->z); /* t4 = Y2 Z1 + Y1 < 4p (multiplied only) */
+    lz_set(K, acc, t4, 0);
+    lz_add(K, acc, p->y, 0);
+    lz_norm(K, t4, acc);
+    FK_MUL(y3, qx, p->z); /* y3 = X2 Z1 + X1 */
+    lz_set(K, acc, y3, 0);
+    lz_add(K, acc, p->x, 0);
+    lz_red(K, y3, acc);
+    mb52_copy(t2, p->z, K); /* Z1 Z2 with Z2 = 1 */
+    add_tail_k(c, r, t0, t1, t2, t3, t4, y3, K);
+}
+
 static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                     const mb52_row *qx, const mb52_row *qy)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
-    FP_MUL(t0, p->x, qx);
-    FP_MUL(t1, p->y, qy);
-    FP_ADDM(t3, qx, qy);
-    FP_ADDM(t4, p->x, p->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_MUL(t4, qy, p->z);
-    FP_ADD(t4, t4, p->y);
-    FP_MUL(y3, qx, p->z);
-    FP_ADD(y3, y3, p->x);
-    mb52_copy(t2, p->z, c->k); /* Z1 Z2 with Z2 = 1 */
-    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+    if (c->k == 5) {
+        pt_madd_k(c, r, p, qx, qy, 5);
+    } else {
+        pt_madd_k(c, r, p, qx, qy, 8);
+    }
 }
 
 /*
  * pt_dbl: r = 2 p for a point p of the curve or the identity, in 7 M + 3 S
- * + 11 add/sub: the doubling of homogeneous projective coordinates for
+ * and 5 lazy sums: the doubling of homogeneous projective coordinates for
  * a = -3 (Cohen, Miyaji and Ono, 1998): w = 3 (X - Z)(X + Z), s = 2 Y Z,
  * R = Y s, B = 2 X R, h = w^2 - 2 B; X3 = h s, Y3 = w (B - h) - 2 R^2,
  * Z3 = s^3. Its one exceptional input is the identity (Z = 0: it would
@@ -416,35 +584,59 @@ static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_p
  * 8 M + 3 S + 2 M_b) costs a third more and doubles dominate d P.
  * r may alias p.
  */
+MB52_INLINE void pt_dbl_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                          unsigned K)
+{
+    EC_ALIGN fe w, t, s, ss, rr, b, h;
+    vec acc[EC_MAX_K];
+    lz_set(K, acc, p->x, 0); /* X - Z + 2p < 4p */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->z, 0);
+    lz_norm(K, w, acc);
+    FK_ADDM(t, p->x, p->z);
+    FK_MUL(w, w, t);
+    lz_set(K, acc, w, 0); /* w = 3 (X - Z)(X + Z) */
+    lz_add(K, acc, w, 1);
+    lz_red(K, w, acc);
+    FK_MUL(s, p->y, p->z);
+    FK_ADDM(s, s, s); /* s = 2 Y Z < 4p: multiplied only */
+    FK_SQR(ss, s);
+    FK_MUL(t, p->y, s); /* R */
+    FK_SQR(rr, t);
+    FK_MUL(b, p->x, t); /* X R; B = 2 X R */
+    FK_SQR(h, w);
+    lz_set(K, acc, h, 0); /* h = w^2 - 4 X R */
+    lz_off(K, acc);
+    lz_sub(K, acc, b, 2);
+    lz_red(K, h, acc);
+    fe_canon(c, &c->p, t, p->z);
+    const vmask inf = fe_is_zero(K, t);
+    FK_MUL(r->x, h, s);
+    FK_MUL(r->z, s, ss);
+    lz_set(K, acc, b, 1); /* B - h + 2p < 6p: multiplied by w < 2p only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, h, 0);
+    lz_norm(K, t, acc);
+    FK_MUL(t, w, t);
+    lz_set(K, acc, t, 0); /* Y3 = w (B - h) - 2 R^2 */
+    lz_off(K, acc);
+    lz_sub(K, acc, rr, 1);
+    lz_red(K, r->y, acc);
+    fe_blend(K, r->y, inf, r->y, c->p.one);
+}
+
 static void pt_dbl(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
 {
-    const unsigned k = ec_k(c);
-    EC_ALIGN fe w, t, s, ss, rr, b, h;
-    FP_SUB(w, p->x, p->z);
-    FP_ADDM(t, p->x, p->z);
-    FP_MUL(w, w, t);
-    FP_ADD(t, w, w);
-    FP_ADDM(w, t, w); /* 3 w < 4p: squared and multiplied only */
-    FP_MUL(s, p->y, p->z);
-    FP_ADDM(s, s, s); /* 2 Y Z < 4p: multiplied only */
-    FP_SQR(ss, s);
-    FP_MUL(t, p->y, s); /* R */
-    FP_SQR(rr, t);
-    FP_MUL(b, p->x, t);
-    FP_ADD(b, b, b);
-    FP_SQR(h, w);
-    FP_SUB(h, h, b);
-    FP_SUB(h, h, b);
-    fe_canon(c, &c->p, t, p->z);
-    const vmask inf = fe_is_zero(k, t);
-    FP_MUL(r->x, h, s);
-    FP_MUL(r->z, s, ss);
-    FP_SUB(t, b, h);
-    FP_MUL(t, w, t);
-    FP_SUB(t, t, rr);
-    FP_SUB(r->y, t, rr);
-    fe_blend(k, r->y, inf, r->y, c->p.one);
+    if (c->k == 5) {
+        pt_dbl_k(c, r, p, 5);
+    } else {
+        pt_dbl_k(c, r, p, 8);
+    }
 }
+
+#undef FK_MUL
+#undef FK_SQR
+#undef FK_ADDM
 
 /* on_curve: lanes where the affine (x, y) (Montgomery, < 2p) satisfies
  * y^2 = x^3 - 3x + b. */
