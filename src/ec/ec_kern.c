@@ -22,15 +22,16 @@
  * Costello and Batina (Eurocrypt 2016) for a = -3: no exceptional case at
  * all (doubling inside an addition, the identity, P + (-P) all give the
  * right point), so no branch or mask depends on which points meet.
- *   pt_add  (algorithm 4)  12 M + 2 M_b + 29 add/sub
- *   pt_madd (algorithm 5)  11 M + 2 M_b + 23 add/sub, the second point
- *                          affine and not the identity
+ *   pt_add  (algorithm 4)  12 M + 2 M_b
+ *   pt_madd (algorithm 5)  11 M + 2 M_b, the second point affine and not
+ *                          the identity
  * (M_b, a multiply by b, is a full multiply here: b has all its digits).
  * Doubling uses the cheaper projective doubling for a = -3 (pt_dbl,
- * 7 M + 3 S + 11 add/sub), whose one exceptional input, the identity, is
- * handled by a mask: doublings are most of d P. Of the additions, those
- * whose sum only feeds multiplies stay unreduced below 4p (fe_addm: 8 in
- * pt_add, 4 in pt_madd, 3 in pt_dbl), which the multiply accepts.
+ * 7 M + 3 S), whose one exceptional input, the identity, is handled by a
+ * mask: doublings are most of d P. Their additions and subtractions are
+ * lazy sums (lz_*): the terms added digit by digit, one reduction at the
+ * end (a fold of the top bits and a carry chain), or only the carry chain
+ * for a sum that only multiplies read, which accept inputs below 4p.
  *
  * Scalars: signed (Booth) windows of 5 bits, digits -16..16, nwin windows
  * (52 for P-256, 77 for P-384: one bit more than the order).
@@ -42,8 +43,9 @@
  *    addition.
  * The sign of a digit is applied by a masked negation of y. Every table
  * scan reads every entry, per lane; lane values reach no branch and no
- * address. Inversions (mod p and mod n) are Fermat's a^(m-2) with fixed
- * 4-bit windows of the public exponent.
+ * address. Inversions (mod p and mod n) are Fermat's a^(m-2): mod p an
+ * addition chain (fe_inv_p), mod n fixed 4-bit windows of the public
+ * exponent.
  */
 #include "../internal.h"
 #include "../mb52/arith.h"
@@ -235,15 +237,91 @@ static unsigned exp_bits(const uint64_t *e, unsigned k, unsigned pos, unsigned w
     return (unsigned)(w & ((1u << width) - 1));
 }
 
+/* fe_sqrn: r = a^(2^n) (n >= 1 squarings). */
+static void fe_sqrn(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                    const mb52_row *a, unsigned n)
+{
+    fe_sqr(c, md, r, a);
+    for (unsigned i = 1; i < n; i++) {
+        fe_sqr(c, md, r, r);
+    }
+}
+
+/*
+ * fe_inv_p: r = a^(p-2) mod p by an addition chain of the public exponent
+ * (x_n = a^(2^n - 1), built from x1, x2, x3 up): P-256, 255 squarings and
+ * 12 multiplies; P-384, 383 squarings and 14 multiplies (fixed 4-bit
+ * windows take about 60 and 95 multiplies more). Then
+ *   P-256: p - 2 = [32 ones] 0^31 1 0^96 [94 ones] 0 1
+ *   P-384: p - 2 = [255 ones] 0 [32 ones] 0^64 [30 ones] 0 1
+ * are appended left to right, t^(2^n) x_m shifting in n bits whose low m
+ * are ones.
+ */
+static void fe_inv_p(const struct ec_curve *c, mb52_row *r, const mb52_row *a)
+{
+    const struct ec_mod *md = &c->p;
+    EC_ALIGN fe x2, x3, x15, x30, x32, t, u;
+    fe_sqr(c, md, t, a); /* x2 */
+    fe_mul(c, md, x2, t, a);
+    fe_sqr(c, md, t, x2); /* x3 */
+    fe_mul(c, md, x3, t, a);
+    fe_sqrn(c, md, t, x3, 3); /* x6 */
+    fe_mul(c, md, u, t, x3);
+    fe_sqrn(c, md, t, u, 6); /* x12 */
+    fe_mul(c, md, u, t, u);
+    fe_sqrn(c, md, t, u, 3); /* x15 */
+    fe_mul(c, md, x15, t, x3);
+    fe_sqrn(c, md, t, x15, 15); /* x30 */
+    fe_mul(c, md, x30, t, x15);
+    fe_sqrn(c, md, t, x30, 2); /* x32 */
+    fe_mul(c, md, x32, t, x2);
+    if (c->k == 5) {
+        fe_sqrn(c, md, t, x32, 32);
+        fe_mul(c, md, t, t, a); /* [32 ones] 0^31 1 */
+        fe_sqrn(c, md, t, t, 96 + 32);
+        fe_mul(c, md, t, t, x32);
+        fe_sqrn(c, md, t, t, 32);
+        fe_mul(c, md, t, t, x32);
+        fe_sqrn(c, md, t, t, 30);
+        fe_mul(c, md, t, t, x30); /* 0^96 [94 ones] */
+    } else {
+        fe_sqrn(c, md, t, x30, 30); /* x60 */
+        fe_mul(c, md, u, t, x30);
+        fe_sqrn(c, md, t, u, 60); /* x120 */
+        fe_mul(c, md, u, t, u);
+        fe_sqrn(c, md, t, u, 120); /* x240 */
+        fe_mul(c, md, u, t, u);
+        fe_sqrn(c, md, t, u, 15); /* x255 */
+        fe_mul(c, md, t, t, x15);
+        fe_sqrn(c, md, t, t, 1 + 32);
+        fe_mul(c, md, t, t, x32); /* 0 [32 ones] */
+        fe_sqrn(c, md, t, t, 64 + 30);
+        fe_mul(c, md, t, t, x30); /* 0^64 [30 ones] */
+    }
+    fe_sqrn(c, md, t, t, 2);
+    fe_mul(c, md, r, t, a); /* 0 1 */
+    mbc_memzero(x2, sizeof(x2));
+    mbc_memzero(x3, sizeof(x3));
+    mbc_memzero(x15, sizeof(x15));
+    mbc_memzero(x30, sizeof(x30));
+    mbc_memzero(x32, sizeof(x32));
+    mbc_memzero(t, sizeof(t));
+    mbc_memzero(u, sizeof(u));
+}
+
 /*
  * fe_inv: r = a^(m-2) mod m (< 2m), Montgomery form in and out: a R gives
- * a^-1 R; 0 gives 0. Fixed 4-bit windows of the public exponent m - 2
- * (c->bits bits): bits - 4 squarings and one multiply per non-zero window,
+ * a^-1 R; 0 gives 0. Mod p: fe_inv_p. Mod n: fixed 4-bit windows of the
+ * public exponent m - 2 (c->bits bits): bits - 4 squarings and one multiply per non-zero window,
  * after 14 multiplies for the table. The same operations for every a.
  */
 static void fe_inv(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
                    const mb52_row *a)
 {
+    if (md == &c->p) {
+        fe_inv_p(c, r, a);
+        return;
+    }
     const unsigned k = ec_k(c);
     EC_ALIGN fe tab[16];
     mb52_copy(tab[0], md->one, k);
