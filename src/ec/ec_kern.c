@@ -189,13 +189,16 @@ static inline void fe_canon(const struct ec_curve *c, const struct ec_mod *md, m
     (c->k == 5 ? canon_5 : canon_8)(r, a, md);
 }
 
-/* fe_neg: r = -a mod m (< 2m; 0 for 0), a < 2m. */
+#if MBC_TEST_HOOKS && MBC_VEC_LANES == 8
+/* fe_neg: r = -a mod m (< 2m; 0 for 0), a < 2m (the tests' EC_FE_NEG; the
+ * kernels negate a point's y with fp_neg). */
 static void fe_neg(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
                    const mb52_row *a)
 {
     EC_ALIGN fe zero = {{0}};
     fe_sub(c, md, r, zero, a);
 }
+#endif
 
 /* fe_blend: r = a where m is clear, b where it is set, per lane. */
 static void fe_blend(unsigned k, mb52_row *r, vmask m, const mb52_row *a, const mb52_row *b)
@@ -445,6 +448,25 @@ MB52_INLINE void lz_norm(unsigned K, mb52_row *r, vec *acc)
         v_store(r[j], v_and(acc[j], mask));
     }
     v_store(r[K - 1], acc[K - 1]);
+}
+
+/* fp_neg: r = 2p - a mod p, normalised, for 0 < a < 2p (a point's y, never
+ * 0): in (0, 2p), one carry chain instead of fe_neg's subtraction and
+ * correction. */
+static void fp_neg(const struct ec_curve *c, mb52_row *r, const mb52_row *a)
+{
+    vec acc[EC_MAX_K];
+    if (c->k == 5) {
+        for (unsigned j = 0; j < 5; j++) {
+            acc[j] = v_sub(v_set1(lz_o2_5[j]), v_load(a[j]));
+        }
+        lz_norm(5, r, acc);
+    } else {
+        for (unsigned j = 0; j < 8; j++) {
+            acc[j] = v_sub(v_set1(lz_o2_8[j]), v_load(a[j]));
+        }
+        lz_norm(8, r, acc);
+    }
 }
 
 MB52_INLINE void lz_red(unsigned K, mb52_row *r, vec *acc)
@@ -763,6 +785,91 @@ MB52_INLINE void pt_jdbl_k(const struct ec_curve *c, struct ec_pt *r, const stru
     lz_red(K, r->y, acc);
 }
 
+/*
+ * pt_jmadd: r = p + (qx, qy), p Jacobian, q affine and not the identity,
+ * in 8 M + 3 S (the mixed addition of Jacobian coordinates):
+ * U2 = x2 Z1^2, S2 = y2 Z1^3, H = U2 - X1, R = S2 - Y1; Z3 = Z1 H,
+ * X3 = R^2 - H^3 - 2 X1 H^2, Y3 = R (X1 H^2 - X3) - Y1 H^3. Where p is the
+ * identity (Z1 = 0) the result is q, by a mask. p = -q (H = 0, R != 0)
+ * gives Z3 = 0, the identity, rightly; p = q would give it wrongly, and
+ * never occurs where this is used, the windows of the fixed base in
+ * mul_base: the sum S of the windows below i (Booth digits, |d| <= 16)
+ * has |S| < 32^i 16/31, so S - d 32^i for a digit d != 0 is non-zero and
+ * smaller than n in size, except at the top window (d <= 2 for P-256, 16
+ * for P-384). There S = d 32^i mod n would make the scalar e = S + d 32^i
+ * equal to 2 d 32^i mod n: for P-256 a value below 2^227, for P-384
+ * (2 d - 16) 2^380 plus less than 2^192, neither of which has that top
+ * digit d (e lies within 32^i 16/31 of d 32^i). r may alias p.
+ */
+MB52_INLINE void pt_jmadd_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                            const mb52_row *qx, const mb52_row *qy, unsigned K)
+{
+    EC_ALIGN fe zz, u, sv, h, rr, hh, hhh, t;
+    vec acc[EC_MAX_K];
+    fe_canon(c, &c->p, t, p->z);
+    const vmask inf = fe_is_zero(K, t);
+    FK_SQR(zz, p->z);
+    FK_MUL(u, qx, zz);
+    FK_MUL(sv, qy, p->z);
+    FK_MUL(sv, sv, zz);
+    lz_set(K, acc, u, 0); /* H = U2 - X1 + 2p < 4p: multiplied only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->x, 0);
+    lz_norm(K, h, acc);
+    lz_set(K, acc, sv, 0); /* R = S2 - Y1 + 2p < 4p: multiplied only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->y, 0);
+    lz_norm(K, rr, acc);
+    FK_MUL(r->z, p->z, h);
+    FK_SQR(hh, h);
+    FK_MUL(hhh, h, hh);
+    FK_MUL(u, p->x, hh); /* V = X1 H^2 */
+    FK_MUL(sv, p->y, hhh);
+    FK_SQR(t, rr); /* X3 = R^2 - H^3 - 2 V */
+    lz_set(K, acc, t, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, hhh, 0);
+    lz_sub(K, acc, u, 1);
+    lz_red(K, r->x, acc);
+    lz_set(K, acc, u, 0); /* V - X3 + 2p < 4p */
+    lz_off2(K, acc);
+    lz_sub(K, acc, r->x, 0);
+    lz_norm(K, u, acc);
+    FK_MUL(t, rr, u); /* Y3 = R (V - X3) - Y1 H^3 */
+    lz_set(K, acc, t, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, sv, 0);
+    lz_red(K, r->y, acc);
+    fe_blend(K, r->x, inf, r->x, qx);
+    fe_blend(K, r->y, inf, r->y, qy);
+    fe_blend(K, r->z, inf, r->z, c->p.one);
+}
+
+static void pt_jmadd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                     const mb52_row *qx, const mb52_row *qy)
+{
+    if (c->k == 5) {
+        pt_jmadd_k(c, r, p, qx, qy, 5);
+    } else {
+        pt_jmadd_k(c, r, p, qx, qy, 8);
+    }
+}
+
+/* pt_from_jac: r = p (Jacobian) in projective coordinates (X Z : Y : Z^3),
+ * 2 M + 1 S; the identity (Z = 0) becomes (0 : 1 : 0) (X Z = 0, Y set to
+ * one by a mask). r may alias p. */
+MB52_INLINE void pt_from_jac_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                               unsigned K)
+{
+    EC_ALIGN fe zz;
+    FK_SQR(zz, p->z);
+    FK_MUL(r->x, p->x, p->z);
+    FK_MUL(r->z, p->z, zz);
+    mb52_copy(r->y, p->y, K);
+    fe_canon(c, &c->p, zz, r->z);
+    fe_blend(K, r->y, fe_is_zero(K, zz), r->y, c->p.one);
+}
+
 /* pt_dbl_run: r = 2^EC_WIN p (projective in and out) by Jacobian doublings;
  * the identity, (0 : 0 : 0) on leaving, is set back to (0 : 1 : 0). */
 MB52_INLINE void pt_dbl_run_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
@@ -776,11 +883,7 @@ MB52_INLINE void pt_dbl_run_k(const struct ec_curve *c, struct ec_pt *r, const s
     for (unsigned s = 0; s < EC_WIN; s++) {
         pt_jdbl_k(c, r, r, K);
     }
-    FK_SQR(zz, r->z); /* to projective: (X Z : Y : Z^3) */
-    FK_MUL(r->x, r->x, r->z);
-    FK_MUL(r->z, r->z, zz);
-    fe_canon(c, &c->p, zz, r->z);
-    fe_blend(K, r->y, fe_is_zero(K, zz), r->y, c->p.one);
+    pt_from_jac_k(c, r, r, K);
 }
 
 static void pt_dbl_run(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
@@ -789,6 +892,16 @@ static void pt_dbl_run(const struct ec_curve *c, struct ec_pt *r, const struct e
         pt_dbl_run_k(c, r, p, 5);
     } else {
         pt_dbl_run_k(c, r, p, 8);
+    }
+}
+
+/* pt_from_jac: pt_from_jac_k for c. */
+static void pt_from_jac(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
+{
+    if (c->k == 5) {
+        pt_from_jac_k(c, r, p, 5);
+    } else {
+        pt_from_jac_k(c, r, p, 8);
     }
 }
 
@@ -864,14 +977,16 @@ static vec booth(vec w, vmask *neg)
     return v_add(v_srl(d, 1), v_and(d, v_set1(1)));
 }
 
-/* pt_lookup: r = tab[idx] per lane, scanning all n entries. */
+/* pt_lookup: r = tab[idx] per lane (idx < n), scanning all n entries. */
 static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsigned n, vec idx)
 {
     vec acc[3 * EC_MAX_K];
-    for (unsigned j = 0; j < 3 * k; j++) {
-        acc[j] = v_zero();
+    for (unsigned j = 0; j < k; j++) { /* entry 0 unless another one hits */
+        acc[j] = v_load(tab[0].x[j]);
+        acc[k + j] = v_load(tab[0].y[j]);
+        acc[2 * k + j] = v_load(tab[0].z[j]);
     }
-    for (unsigned t = 0; t < n; t++) {
+    for (unsigned t = 1; t < n; t++) {
         const vmask hit = v_eq(idx, v_set1(t));
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_blend(hit, acc[j], v_load(tab[t].x[j]));
@@ -913,7 +1028,8 @@ static void g_lookup(unsigned k, mb52_row *x, mb52_row *y, const mb52_row *tab, 
 }
 
 /* add_window: r += the signed digit (absd, neg) of the fixed-base entries
- * at tab (see g_lookup for lane0); a zero digit leaves r as it is. */
+ * at tab (see g_lookup for lane0), r Jacobian (pt_jmadd); a zero digit
+ * leaves r as it is. */
 static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row *tab, vec absd,
                        vmask neg, int lane0)
 {
@@ -921,14 +1037,15 @@ static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row
     EC_ALIGN fe tx, ty, ny;
     EC_ALIGN struct ec_pt t;
     g_lookup(k, tx, ty, tab, v_sub(absd, v_set1(1)), lane0);
-    fe_neg(c, &c->p, ny, ty);
+    fp_neg(c, ny, ty); /* ty = 0 only where the digit is 0: unused */
     fe_blend(k, ty, neg, ty, ny);
-    pt_madd(c, &t, r, tx, ty);
+    pt_jmadd(c, &t, r, tx, ty);
     pt_blend(k, r, v_nonzero(absd), r, &t);
 }
 
 /* mul_base: r = e G per lane (e plain, k rows, < n), with the fixed-base
- * table gtab: nwin mixed additions. */
+ * table gtab: nwin mixed additions into a Jacobian sum (the identity
+ * (0 : 1 : 0) is one too), projective at the end. */
 static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                      const mb52_row *gtab)
 {
@@ -939,6 +1056,7 @@ static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *
         const vec absd = booth(win_bits(e, c->k, i), &neg);
         add_window(c, r, gtab + (i / 8) * step_rows, absd, neg, (int)(i % 8));
     }
+    pt_from_jac(c, r, r);
 }
 
 /*
@@ -968,7 +1086,7 @@ static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e
         vmask neg;
         const vec absd = booth(win_bits(e, k, i), &neg);
         pt_lookup(k, &t, tab, EC_VT_ENTRIES, absd);
-        fe_neg(c, &c->p, ny, t.y);
+        fp_neg(c, ny, t.y);
         fe_blend(k, t.y, neg, t.y, ny);
         if (i == c->nwin - 1) {
             pt_copy(k, r, &t);
@@ -1018,6 +1136,7 @@ static void mul_base_spread(const struct ec_curve *c, struct ec_pt *r, const mb5
         add_window(c, r, gtab + s * step_rows, absd, neg, -1);
         mbc_memzero(w, sizeof(w));
     }
+    pt_from_jac(c, r, r);
     EC_ALIGN struct ec_pt q;
     for (unsigned h = 4; h >= 1; h /= 2) {
         for (unsigned j = 0; j < k; j++) {
