@@ -133,22 +133,28 @@ static void small(mbc_curve curve, unsigned v, uint8_t *out)
 }
 
 /* edge_scalar: the i-th edge scalar: 1, 2, n - 1, n - 2, the multiples of
- * a window edge (15, 16, 17, 31, 32, 33), a power of 2 at a digit edge. */
+ * a window edge (15, 16, 17, 31, 32, 33), a power of 2 at a digit edge,
+ * then n minus a window edge (n - 32 .. n - 2 are the scalars whose last
+ * addition of d P doubles; near n the top windows of k G meet the
+ * largest sums). */
 static void edge_scalar(mbc_curve curve, unsigned i, uint8_t *out)
 {
     static const unsigned smalls[] = {1, 2, 15, 16, 17, 31, 32, 33, 1023, 1024};
+    static const unsigned nms[] = {4, 16, 17, 30, 32, 33};
     const unsigned ns = sizeof(smalls) / sizeof(smalls[0]);
     const size_t len = mbc_ec_scalar_len(curve);
     if (i < ns) {
         small(curve, smalls[i], out);
     } else if (i < ns + 3) {
         n_minus(curve, i - ns + 1, out); /* n - 1, n - 2, n - 3 */
-    } else {
+    } else if (i < 16) {
         memset(out, 0, len);
         out[len - 1 - (52 * (i - ns - 2)) / 8 % len] = 1; /* 2^(52 j) area */
+    } else {
+        n_minus(curve, nms[i - 16], out);
     }
 }
-#define NUM_EDGE 16
+#define NUM_EDGE 22
 
 /* ------------------------------------------------------------------------ */
 /* Signatures                                                                */

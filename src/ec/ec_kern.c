@@ -22,15 +22,16 @@
  * Costello and Batina (Eurocrypt 2016) for a = -3: no exceptional case at
  * all (doubling inside an addition, the identity, P + (-P) all give the
  * right point), so no branch or mask depends on which points meet.
- *   pt_add  (algorithm 4)  12 M + 2 M_b + 29 add/sub
- *   pt_madd (algorithm 5)  11 M + 2 M_b + 23 add/sub, the second point
- *                          affine and not the identity
+ *   pt_add  (algorithm 4)  12 M + 2 M_b
+ *   pt_madd (algorithm 5)  11 M + 2 M_b, the second point affine and not
+ *                          the identity
  * (M_b, a multiply by b, is a full multiply here: b has all its digits).
  * Doubling uses the cheaper projective doubling for a = -3 (pt_dbl,
- * 7 M + 3 S + 11 add/sub), whose one exceptional input, the identity, is
- * handled by a mask: doublings are most of d P. Of the additions, those
- * whose sum only feeds multiplies stay unreduced below 4p (fe_addm: 8 in
- * pt_add, 4 in pt_madd, 3 in pt_dbl), which the multiply accepts.
+ * 7 M + 3 S), whose one exceptional input, the identity, is handled by a
+ * mask: doublings are most of d P. Their additions and subtractions are
+ * lazy sums (lz_*): the terms added digit by digit, one reduction at the
+ * end (a fold of the top bits and a carry chain), or only the carry chain
+ * for a sum that only multiplies read, which accept inputs below 4p.
  *
  * Scalars: signed (Booth) windows of 5 bits, digits -16..16, nwin windows
  * (52 for P-256, 77 for P-384: one bit more than the order).
@@ -42,8 +43,9 @@
  *    addition.
  * The sign of a digit is applied by a masked negation of y. Every table
  * scan reads every entry, per lane; lane values reach no branch and no
- * address. Inversions (mod p and mod n) are Fermat's a^(m-2) with fixed
- * 4-bit windows of the public exponent.
+ * address. Inversions (mod p and mod n) are Fermat's a^(m-2): mod p an
+ * addition chain (fe_inv_p), mod n fixed 4-bit windows of the public
+ * exponent.
  */
 #include "../internal.h"
 #include "../mb52/arith.h"
@@ -187,13 +189,16 @@ static inline void fe_canon(const struct ec_curve *c, const struct ec_mod *md, m
     (c->k == 5 ? canon_5 : canon_8)(r, a, md);
 }
 
-/* fe_neg: r = -a mod m (< 2m; 0 for 0), a < 2m. */
+#if MBC_TEST_HOOKS && MBC_VEC_LANES == 8
+/* fe_neg: r = -a mod m (< 2m; 0 for 0), a < 2m (the tests' EC_FE_NEG; the
+ * kernels negate a point's y with fp_neg). */
 static void fe_neg(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
                    const mb52_row *a)
 {
     EC_ALIGN fe zero = {{0}};
     fe_sub(c, md, r, zero, a);
 }
+#endif
 
 /* fe_blend: r = a where m is clear, b where it is set, per lane. */
 static void fe_blend(unsigned k, mb52_row *r, vmask m, const mb52_row *a, const mb52_row *b)
@@ -235,15 +240,91 @@ static unsigned exp_bits(const uint64_t *e, unsigned k, unsigned pos, unsigned w
     return (unsigned)(w & ((1u << width) - 1));
 }
 
+/* fe_sqrn: r = a^(2^n) (n >= 1 squarings). */
+static void fe_sqrn(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
+                    const mb52_row *a, unsigned n)
+{
+    fe_sqr(c, md, r, a);
+    for (unsigned i = 1; i < n; i++) {
+        fe_sqr(c, md, r, r);
+    }
+}
+
+/*
+ * fe_inv_p: r = a^(p-2) mod p by an addition chain of the public exponent
+ * (x_n = a^(2^n - 1), built from x1, x2, x3 up): P-256, 255 squarings and
+ * 12 multiplies; P-384, 383 squarings and 14 multiplies (fixed 4-bit
+ * windows take about 60 and 95 multiplies more). Then
+ *   P-256: p - 2 = [32 ones] 0^31 1 0^96 [94 ones] 0 1
+ *   P-384: p - 2 = [255 ones] 0 [32 ones] 0^64 [30 ones] 0 1
+ * are appended left to right, t^(2^n) x_m shifting in n bits whose low m
+ * are ones.
+ */
+static void fe_inv_p(const struct ec_curve *c, mb52_row *r, const mb52_row *a)
+{
+    const struct ec_mod *md = &c->p;
+    EC_ALIGN fe x2, x3, x15, x30, x32, t, u;
+    fe_sqr(c, md, t, a); /* x2 */
+    fe_mul(c, md, x2, t, a);
+    fe_sqr(c, md, t, x2); /* x3 */
+    fe_mul(c, md, x3, t, a);
+    fe_sqrn(c, md, t, x3, 3); /* x6 */
+    fe_mul(c, md, u, t, x3);
+    fe_sqrn(c, md, t, u, 6); /* x12 */
+    fe_mul(c, md, u, t, u);
+    fe_sqrn(c, md, t, u, 3); /* x15 */
+    fe_mul(c, md, x15, t, x3);
+    fe_sqrn(c, md, t, x15, 15); /* x30 */
+    fe_mul(c, md, x30, t, x15);
+    fe_sqrn(c, md, t, x30, 2); /* x32 */
+    fe_mul(c, md, x32, t, x2);
+    if (c->k == 5) {
+        fe_sqrn(c, md, t, x32, 32);
+        fe_mul(c, md, t, t, a); /* [32 ones] 0^31 1 */
+        fe_sqrn(c, md, t, t, 96 + 32);
+        fe_mul(c, md, t, t, x32);
+        fe_sqrn(c, md, t, t, 32);
+        fe_mul(c, md, t, t, x32);
+        fe_sqrn(c, md, t, t, 30);
+        fe_mul(c, md, t, t, x30); /* 0^96 [94 ones] */
+    } else {
+        fe_sqrn(c, md, t, x30, 30); /* x60 */
+        fe_mul(c, md, u, t, x30);
+        fe_sqrn(c, md, t, u, 60); /* x120 */
+        fe_mul(c, md, u, t, u);
+        fe_sqrn(c, md, t, u, 120); /* x240 */
+        fe_mul(c, md, u, t, u);
+        fe_sqrn(c, md, t, u, 15); /* x255 */
+        fe_mul(c, md, t, t, x15);
+        fe_sqrn(c, md, t, t, 1 + 32);
+        fe_mul(c, md, t, t, x32); /* 0 [32 ones] */
+        fe_sqrn(c, md, t, t, 64 + 30);
+        fe_mul(c, md, t, t, x30); /* 0^64 [30 ones] */
+    }
+    fe_sqrn(c, md, t, t, 2);
+    fe_mul(c, md, r, t, a); /* 0 1 */
+    mbc_memzero(x2, sizeof(x2));
+    mbc_memzero(x3, sizeof(x3));
+    mbc_memzero(x15, sizeof(x15));
+    mbc_memzero(x30, sizeof(x30));
+    mbc_memzero(x32, sizeof(x32));
+    mbc_memzero(t, sizeof(t));
+    mbc_memzero(u, sizeof(u));
+}
+
 /*
  * fe_inv: r = a^(m-2) mod m (< 2m), Montgomery form in and out: a R gives
- * a^-1 R; 0 gives 0. Fixed 4-bit windows of the public exponent m - 2
- * (c->bits bits): bits - 4 squarings and one multiply per non-zero window,
+ * a^-1 R; 0 gives 0. Mod p: fe_inv_p. Mod n: fixed 4-bit windows of the
+ * public exponent m - 2 (c->bits bits): bits - 4 squarings and one multiply per non-zero window,
  * after 14 multiplies for the table. The same operations for every a.
  */
 static void fe_inv(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
                    const mb52_row *a)
 {
+    if (md == &c->p) {
+        fe_inv_p(c, r, a);
+        return;
+    }
     const unsigned k = ec_k(c);
     EC_ALIGN fe tab[16];
     mb52_copy(tab[0], md->one, k);
@@ -284,6 +365,129 @@ static void fe_from_mont(const struct ec_curve *c, const struct ec_mod *md, mb52
 }
 
 /* ------------------------------------------------------------------------ */
+/* Lazy linear combinations mod p                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The additions and subtractions of the point formulas, as sums of field
+ * elements (b < 2p, normalised) with small coefficients, carried once at the
+ * end instead of a carry chain and a conditional subtraction for every
+ * term. An lz value is K digits of signed 64-bit accumulators, not
+ * normalised: lz_set / lz_add / lz_sub add a b 2^sh (sh <= 3) digit by digit
+ * (one operation a digit, two with a shift), lz_off adds O = 64 p written
+ * with every low digit at least 16 (2^52 - 1), so that up to 16 b (sum of
+ * the coefficients subtracted) leave every digit and the value
+ * non-negative. Then:
+ *  lz_red:  r = the value mod p, < 2p, normalised. The bits from 2^f of the
+ *           top digit (2^256 or 2^384: P-256 f = 48 of digit 4, P-384 f = 20
+ *           of digit 7) are h; h 2^f is replaced by h c, c = 2^bits mod p
+ *           (P-256: 2^224 - 2^192 - 2^96 + 1; P-384: 2^128 + 2^96 - 2^32 + 1),
+ *           a few shifts and additions into digits 0..4; then one signed
+ *           carry chain. The value stays the same mod p. The sums used here
+ *           (O plus at most 4 positive terms) keep the top digit below
+ *           2^(f + 7) and the low digits below 2^58, so h < 2^7 and the
+ *           result is below 2^bits + 2^(bits - 25) + 2^(bits - 42) < 2p.
+ *  lz_norm: the signed carry chain alone: r normalised, for a value known
+ *           to lie in [0, 2^(52 K)) (used below 6p: a - b + 2p with
+ *           lz_off2, or a + b, for multiply inputs only).
+ * lz_off2 adds 2p with every low digit at least 2^52 - 1 (one subtracted
+ * b): a - b + 2p in (0, 4p).
+ */
+static const uint64_t lz_o64_5[5] = {0x10fffffffffffc0ull, 0x103ffffffffffefull,
+                                     0xfffffffffffff0ull, 0x10003fffffffff0ull,
+                                     0x3fffffffbffff0ull};
+static const uint64_t lz_o2_5[5] = {0x1ffffffffffffeull, 0x101ffffffffffeull, 0xfffffffffffffull,
+                                    0x10001fffffffffull, 0x1fffffffdffffull};
+static const uint64_t lz_o64_8[8] = {
+    0x100003fffffffc0ull, 0x10bfffffffffff0ull, 0x10fffffbfffffefull, 0x10fffffffffffefull,
+    0x10fffffffffffefull, 0x10fffffffffffefull, 0x10fffffffffffefull, 0x3ffffefull};
+static const uint64_t lz_o2_8[8] = {0x100001fffffffeull, 0x1fdfffffffffffull, 0x1ffffffdfffffeull,
+                                    0x1ffffffffffffeull, 0x1ffffffffffffeull, 0x1ffffffffffffeull,
+                                    0x1ffffffffffffeull, 0x1ffffeull};
+
+MB52_INLINE void lz_set(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]);
+    }
+}
+
+MB52_INLINE void lz_add(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]));
+    }
+}
+
+MB52_INLINE void lz_sub(unsigned K, vec *acc, const mb52_row *a, unsigned sh)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_sub(acc[j], sh ? v_sll(v_load(a[j]), sh) : v_load(a[j]));
+    }
+}
+
+MB52_INLINE void lz_off(unsigned K, vec *acc)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], v_set1(K == 5 ? lz_o64_5[j] : lz_o64_8[j]));
+    }
+}
+
+MB52_INLINE void lz_off2(unsigned K, vec *acc)
+{
+    for (unsigned j = 0; j < K; j++) {
+        acc[j] = v_add(acc[j], v_set1(K == 5 ? lz_o2_5[j] : lz_o2_8[j]));
+    }
+}
+
+MB52_INLINE void lz_norm(unsigned K, mb52_row *r, vec *acc)
+{
+    const vec mask = v_set1(MB52_MASK);
+    for (unsigned j = 0; j + 1 < K; j++) {
+        acc[j + 1] = v_add(acc[j + 1], v_sra52(acc[j]));
+        v_store(r[j], v_and(acc[j], mask));
+    }
+    v_store(r[K - 1], acc[K - 1]);
+}
+
+/* fp_neg: r = 2p - a mod p, normalised, for 0 < a < 2p (a point's y, never
+ * 0): in (0, 2p), one carry chain instead of fe_neg's subtraction and
+ * correction. */
+static void fp_neg(const struct ec_curve *c, mb52_row *r, const mb52_row *a)
+{
+    vec acc[EC_MAX_K];
+    if (c->k == 5) {
+        for (unsigned j = 0; j < 5; j++) {
+            acc[j] = v_sub(v_set1(lz_o2_5[j]), v_load(a[j]));
+        }
+        lz_norm(5, r, acc);
+    } else {
+        for (unsigned j = 0; j < 8; j++) {
+            acc[j] = v_sub(v_set1(lz_o2_8[j]), v_load(a[j]));
+        }
+        lz_norm(8, r, acc);
+    }
+}
+
+MB52_INLINE void lz_red(unsigned K, mb52_row *r, vec *acc)
+{
+    if (K == 5) {
+        const vec h = v_srl(acc[4], 48);
+        acc[4] = v_add(v_and(acc[4], v_set1((1ull << 48) - 1)), v_sll(h, 16));
+        acc[3] = v_sub(acc[3], v_sll(h, 36));
+        acc[1] = v_sub(acc[1], v_sll(h, 44));
+        acc[0] = v_add(acc[0], h);
+    } else {
+        const vec h = v_srl(acc[7], 20);
+        acc[7] = v_and(acc[7], v_set1((1ull << 20) - 1));
+        acc[2] = v_add(acc[2], v_sll(h, 24));
+        acc[1] = v_add(acc[1], v_sll(h, 44));
+        acc[0] = v_sub(v_add(acc[0], h), v_sll(h, 32));
+    }
+    lz_norm(K, r, acc);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Points                                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -318,94 +522,158 @@ static void pt_blend(unsigned k, struct ec_pt *r, vmask m, const struct ec_pt *a
 }
 
 /*
+ * The point formulas, instantiated per digit count K (5: P-256, 8: P-384)
+ * so that the lazy sums stay in registers. FK_MUL: the multiply mod p of
+ * K digits (P-256's p: the special reduction of mul1_5). Bounds: every
+ * multiply takes two inputs whose product is below 16 p^2 (both < 4p, or
+ * one < 2p and the other < 8p) and returns < 2p; the lazy sums are
+ * reduced by lz_red (< 2p) or, where only multiplies read them, carried by
+ * lz_norm (below 4p, or below 6p beside a partner < 2p). The coordinates
+ * of every result are < 2p.
+ */
+#define FK_MUL(r, a, b) (K == 5 ? mul1_5 : mul_8)(r, a, b, &c->p)
+#define FK_SQR(r, a) (K == 5 ? sqr1_5 : sqr_8)(r, a, &c->p)
+#define FK_ADDM(r, a, b) (K == 5 ? addm_5 : addm_8)(r, a, b) /* < 4p: multiply inputs only */
+
+/*
  * add_tail: the common end of RCB algorithms 4 and 5 (from step 19 of 4,
  * step 12 of 5): r = P + Q from t0 = X1 X2, t1 = Y1 Y2, t2 = Z1 Z2,
- * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1 (t1, t2, y3
- * are overwritten): 6 M + 2 M_b + 17 add/sub. r may alias P or Q.
+ * t3 = X1 Y2 + X2 Y1, t4 = Y1 Z2 + Y2 Z1, y3 = X1 Z2 + X2 Z1, all < 2p
+ * (t4 < 4p): 6 M + 2 M_b and 7 lazy sums (RCB's 17 additions):
+ *   x3 = 3 (y3 - b t2), z3 = t1 - x3, x3' = t1 + x3,
+ *   y = 3 (b y3 - 3 t2 - t0), t0' = 3 (t0 - t2),
+ *   X3 = t3 x3' - t4 y, Y3 = x3' z3 + t0' y, Z3 = t4 z3 + t3 t0'.
+ * r may alias P or Q (read only through the arguments).
  */
-static void add_tail(const struct ec_curve *c, struct ec_pt *r, mb52_row *t0, mb52_row *t1,
-                     mb52_row *t2, const mb52_row *t3, const mb52_row *t4, mb52_row *y3)
+MB52_INLINE void add_tail_k(const struct ec_curve *c, struct ec_pt *r, const mb52_row *t0,
+                            const mb52_row *t1, const mb52_row *t2, const mb52_row *t3,
+                            const mb52_row *t4, const mb52_row *y3, unsigned K)
 {
-    EC_ALIGN fe x3, z3;
-    FP_MUL(z3, c->b, t2);
-    FP_SUB(x3, y3, z3);
-    FP_ADD(z3, x3, x3);
-    FP_ADD(x3, x3, z3);
-    FP_SUB(z3, t1, x3);
-    FP_ADDM(x3, t1, x3);
-    FP_MUL(y3, c->b, y3);
-    FP_ADD(t1, t2, t2);
-    FP_ADD(t2, t1, t2);
-    FP_SUB(y3, y3, t2);
-    FP_SUB(y3, y3, t0);
-    FP_ADD(t1, y3, y3);
-    FP_ADDM(y3, t1, y3);
-    FP_ADD(t1, t0, t0);
-    FP_ADD(t0, t1, t0);
-    FP_SUB(t0, t0, t2);
-    FP_MUL(t1, t4, y3);
-    FP_MUL(t2, t0, y3);
-    FP_MUL(y3, x3, z3);
-    FP_ADD(y3, y3, t2);
-    FP_MUL(x3, t3, x3);
-    FP_SUB(r->x, x3, t1);
-    FP_MUL(z3, t4, z3);
-    FP_MUL(t1, t3, t0);
-    FP_ADD(r->z, z3, t1);
-    mb52_copy(r->y, y3, c->k);
+    EC_ALIGN fe bt, x3, z3, y, t0p, u, v;
+    vec acc[EC_MAX_K];
+    FK_MUL(bt, c->b, t2);
+    lz_set(K, acc, y3, 0); /* x3 = 3 y3 - 3 b t2 */
+    lz_add(K, acc, y3, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, bt, 0);
+    lz_sub(K, acc, bt, 1);
+    lz_red(K, x3, acc);
+    lz_set(K, acc, t1, 0); /* z3 = t1 - x3 */
+    lz_off(K, acc);
+    lz_sub(K, acc, x3, 0);
+    lz_red(K, z3, acc);
+    FK_ADDM(x3, t1, x3); /* x3' = t1 + x3 < 4p */
+    FK_MUL(bt, c->b, y3);
+    lz_set(K, acc, bt, 0); /* y = 3 b y3 - 9 t2 - 3 t0 */
+    lz_add(K, acc, bt, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, t2, 3);
+    lz_sub(K, acc, t2, 0);
+    lz_sub(K, acc, t0, 1);
+    lz_sub(K, acc, t0, 0);
+    lz_red(K, y, acc);
+    lz_set(K, acc, t0, 0); /* t0' = 3 t0 - 3 t2 */
+    lz_add(K, acc, t0, 1);
+    lz_off(K, acc);
+    lz_sub(K, acc, t2, 0);
+    lz_sub(K, acc, t2, 1);
+    lz_red(K, t0p, acc);
+    FK_MUL(u, t3, x3); /* X3 = t3 x3' - t4 y */
+    FK_MUL(v, t4, y);
+    lz_set(K, acc, u, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, v, 0);
+    FK_MUL(u, x3, z3); /* Y3 = x3' z3 + t0' y */
+    FK_MUL(v, t0p, y);
+    lz_red(K, r->x, acc);
+    lz_set(K, acc, u, 0);
+    lz_add(K, acc, v, 0);
+    FK_MUL(u, t4, z3); /* Z3 = t4 z3 + t3 t0' */
+    FK_MUL(v, t3, t0p);
+    lz_red(K, r->y, acc);
+    lz_set(K, acc, u, 0);
+    lz_add(K, acc, v, 0);
+    lz_red(K, r->z, acc);
 }
 
-/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b + 29
- * add/sub). r may alias p or q. */
+/* lz_prod_sum: r = (a + b)(d + e) - f - g (< 2p): the cross terms of RCB's
+ * products, e.g. X1 Y2 + X2 Y1 = (X1 + Y1)(X2 + Y2) - X1 X2 - Y1 Y2. */
+MB52_INLINE void lz_prod_sum(const struct ec_curve *c, mb52_row *r, const mb52_row *a,
+                             const mb52_row *b, const mb52_row *d, const mb52_row *e,
+                             const mb52_row *f, const mb52_row *g, unsigned K)
+{
+    EC_ALIGN fe u, v;
+    vec acc[EC_MAX_K];
+    FK_ADDM(u, a, b);
+    FK_ADDM(v, d, e);
+    FK_MUL(u, u, v);
+    lz_set(K, acc, u, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, f, 0);
+    lz_sub(K, acc, g, 0);
+    lz_red(K, r, acc);
+}
+
+/* pt_add: r = p + q for any points (RCB algorithm 4: 12 M + 2 M_b). r may
+ * alias p or q. */
+MB52_INLINE void pt_add_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                          const struct ec_pt *q, unsigned K)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
+    FK_MUL(t0, p->x, q->x);
+    FK_MUL(t1, p->y, q->y);
+    FK_MUL(t2, p->z, q->z);
+    lz_prod_sum(c, t3, p->x, p->y, q->x, q->y, t0, t1, K);
+    lz_prod_sum(c, t4, p->y, p->z, q->y, q->z, t1, t2, K);
+    lz_prod_sum(c, y3, p->x, p->z, q->x, q->z, t0, t2, K);
+    add_tail_k(c, r, t0, t1, t2, t3, t4, y3, K);
+}
+
 static void pt_add(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                    const struct ec_pt *q)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, u, y3;
-    FP_MUL(t0, p->x, q->x);
-    FP_MUL(t1, p->y, q->y);
-    FP_MUL(t2, p->z, q->z);
-    FP_ADDM(t3, p->x, p->y);
-    FP_ADDM(t4, q->x, q->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_ADDM(t4, p->y, p->z);
-    FP_ADDM(u, q->y, q->z);
-    FP_MUL(t4, t4, u);
-    FP_ADD(u, t1, t2);
-    FP_SUB(t4, t4, u);
-    FP_ADDM(u, p->x, p->z);
-    FP_ADDM(y3, q->x, q->z);
-    FP_MUL(u, u, y3);
-    FP_ADD(y3, t0, t2);
-    FP_SUB(y3, u, y3);
-    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+    if (c->k == 5) {
+        pt_add_k(c, r, p, q, 5);
+    } else {
+        pt_add_k(c, r, p, q, 8);
+    }
 }
 
 /* pt_madd: r = p + (qx, qy) for any p and an affine q that is not the
- * identity (RCB algorithm 5: 11 M + 2 M_b + 23 add/sub). r may alias p. */
+ * identity (RCB algorithm 5: 11 M + 2 M_b). r may alias p. */
+MB52_INLINE void pt_madd_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                           const mb52_row *qx, const mb52_row *qy, unsigned K)
+{
+    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
+    vec acc[EC_MAX_K];
+    FK_MUL(t0, p->x, qx);
+    FK_MUL(t1, p->y, qy);
+    lz_prod_sum(c, t3, qx, qy, p->x, p->y, t0, t1, K);
+    FK_MUL(t4, qy, p->z); /* t4 = Y2 Z1 + Y1 < 4p (multiplied only) */
+    lz_set(K, acc, t4, 0);
+    lz_add(K, acc, p->y, 0);
+    lz_norm(K, t4, acc);
+    FK_MUL(y3, qx, p->z); /* y3 = X2 Z1 + X1 */
+    lz_set(K, acc, y3, 0);
+    lz_add(K, acc, p->x, 0);
+    lz_red(K, y3, acc);
+    mb52_copy(t2, p->z, K); /* Z1 Z2 with Z2 = 1 */
+    add_tail_k(c, r, t0, t1, t2, t3, t4, y3, K);
+}
+
 static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                     const mb52_row *qx, const mb52_row *qy)
 {
-    EC_ALIGN fe t0, t1, t2, t3, t4, y3;
-    FP_MUL(t0, p->x, qx);
-    FP_MUL(t1, p->y, qy);
-    FP_ADDM(t3, qx, qy);
-    FP_ADDM(t4, p->x, p->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_MUL(t4, qy, p->z);
-    FP_ADD(t4, t4, p->y);
-    FP_MUL(y3, qx, p->z);
-    FP_ADD(y3, y3, p->x);
-    mb52_copy(t2, p->z, c->k); /* Z1 Z2 with Z2 = 1 */
-    add_tail(c, r, t0, t1, t2, t3, t4, y3);
+    if (c->k == 5) {
+        pt_madd_k(c, r, p, qx, qy, 5);
+    } else {
+        pt_madd_k(c, r, p, qx, qy, 8);
+    }
 }
 
 /*
  * pt_dbl: r = 2 p for a point p of the curve or the identity, in 7 M + 3 S
- * + 11 add/sub: the doubling of homogeneous projective coordinates for
+ * and 5 lazy sums: the doubling of homogeneous projective coordinates for
  * a = -3 (Cohen, Miyaji and Ono, 1998): w = 3 (X - Z)(X + Z), s = 2 Y Z,
  * R = Y s, B = 2 X R, h = w^2 - 2 B; X3 = h s, Y3 = w (B - h) - 2 R^2,
  * Z3 = s^3. Its one exceptional input is the identity (Z = 0: it would
@@ -416,35 +684,230 @@ static void pt_madd(const struct ec_curve *c, struct ec_pt *r, const struct ec_p
  * 8 M + 3 S + 2 M_b) costs a third more and doubles dominate d P.
  * r may alias p.
  */
+MB52_INLINE void pt_dbl_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                          unsigned K)
+{
+    EC_ALIGN fe w, t, s, ss, rr, b, h;
+    vec acc[EC_MAX_K];
+    lz_set(K, acc, p->x, 0); /* X - Z + 2p < 4p */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->z, 0);
+    lz_norm(K, w, acc);
+    FK_ADDM(t, p->x, p->z);
+    FK_MUL(w, w, t);
+    lz_set(K, acc, w, 0); /* w = 3 (X - Z)(X + Z) */
+    lz_add(K, acc, w, 1);
+    lz_red(K, w, acc);
+    FK_MUL(s, p->y, p->z);
+    FK_ADDM(s, s, s); /* s = 2 Y Z < 4p: multiplied only */
+    FK_SQR(ss, s);
+    FK_MUL(t, p->y, s); /* R */
+    FK_SQR(rr, t);
+    FK_MUL(b, p->x, t); /* X R; B = 2 X R */
+    FK_SQR(h, w);
+    lz_set(K, acc, h, 0); /* h = w^2 - 4 X R */
+    lz_off(K, acc);
+    lz_sub(K, acc, b, 2);
+    lz_red(K, h, acc);
+    fe_canon(c, &c->p, t, p->z);
+    const vmask inf = fe_is_zero(K, t);
+    FK_MUL(r->x, h, s);
+    FK_MUL(r->z, s, ss);
+    lz_set(K, acc, b, 1); /* B - h + 2p < 6p: multiplied by w < 2p only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, h, 0);
+    lz_norm(K, t, acc);
+    FK_MUL(t, w, t);
+    lz_set(K, acc, t, 0); /* Y3 = w (B - h) - 2 R^2 */
+    lz_off(K, acc);
+    lz_sub(K, acc, rr, 1);
+    lz_red(K, r->y, acc);
+    fe_blend(K, r->y, inf, r->y, c->p.one);
+}
+
 static void pt_dbl(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
 {
-    const unsigned k = ec_k(c);
-    EC_ALIGN fe w, t, s, ss, rr, b, h;
-    FP_SUB(w, p->x, p->z);
-    FP_ADDM(t, p->x, p->z);
-    FP_MUL(w, w, t);
-    FP_ADD(t, w, w);
-    FP_ADDM(w, t, w); /* 3 w < 4p: squared and multiplied only */
-    FP_MUL(s, p->y, p->z);
-    FP_ADDM(s, s, s); /* 2 Y Z < 4p: multiplied only */
-    FP_SQR(ss, s);
-    FP_MUL(t, p->y, s); /* R */
-    FP_SQR(rr, t);
-    FP_MUL(b, p->x, t);
-    FP_ADD(b, b, b);
-    FP_SQR(h, w);
-    FP_SUB(h, h, b);
-    FP_SUB(h, h, b);
-    fe_canon(c, &c->p, t, p->z);
-    const vmask inf = fe_is_zero(k, t);
-    FP_MUL(r->x, h, s);
-    FP_MUL(r->z, s, ss);
-    FP_SUB(t, b, h);
-    FP_MUL(t, w, t);
-    FP_SUB(t, t, rr);
-    FP_SUB(r->y, t, rr);
-    fe_blend(k, r->y, inf, r->y, c->p.one);
+    if (c->k == 5) {
+        pt_dbl_k(c, r, p, 5);
+    } else {
+        pt_dbl_k(c, r, p, 8);
+    }
 }
+
+/*
+ * The doublings of d P in Jacobian coordinates (x = X / Z^2, y = Y / Z^3),
+ * whose doubling for a = -3 costs 4 M + 4 S against the projective 7 M +
+ * 3 S; the additions stay RCB's complete projective ones. A run of EC_WIN
+ * doublings is entered by pt_to_jac (X Z : Y Z^2 : Z, 2 M + 1 S) and left
+ * by pt_from_jac (X Z : Y : Z^3, 2 M + 1 S).
+ *
+ * pt_jdbl: r = 2 p in Jacobian coordinates (Bernstein and Lange's
+ * dbl-2001-b with Z3 = 2 Y Z): d = Z^2, g = Y^2, b = X g,
+ * a = 3 (X - d)(X + d); X3 = a^2 - 8 b, Z3 = 2 Y Z,
+ * Y3 = a (4 b - X3) - 8 g^2. The identity is Z = 0 (the projective one
+ * enters as (0 : 0 : 0)) and stays Z = 0: no exceptional input and no mask
+ * (y = 0 has no point on a curve of prime order). r may alias p.
+ */
+MB52_INLINE void pt_jdbl_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                           unsigned K)
+{
+    EC_ALIGN fe d, g, b, a, t;
+    vec acc[EC_MAX_K];
+    FK_SQR(d, p->z);
+    FK_SQR(g, p->y);
+    FK_MUL(b, p->x, g);
+    lz_set(K, acc, p->x, 0); /* X - d + 2p < 4p */
+    lz_off2(K, acc);
+    lz_sub(K, acc, d, 0);
+    lz_norm(K, a, acc);
+    FK_ADDM(t, p->x, d);
+    FK_MUL(a, a, t);
+    lz_set(K, acc, a, 0); /* a = 3 (X - d)(X + d) */
+    lz_add(K, acc, a, 1);
+    lz_red(K, a, acc);
+    FK_MUL(t, p->y, p->z); /* Z3 = 2 Y Z */
+    lz_set(K, acc, t, 1);
+    lz_red(K, r->z, acc);
+    FK_SQR(t, a); /* X3 = a^2 - 8 b */
+    lz_set(K, acc, t, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, b, 3);
+    lz_red(K, r->x, acc);
+    lz_set(K, acc, b, 2); /* 4 b - X3 */
+    lz_off(K, acc);
+    lz_sub(K, acc, r->x, 0);
+    lz_red(K, b, acc);
+    FK_MUL(a, a, b);
+    FK_SQR(g, g); /* Y3 = a (4 b - X3) - 8 g^2 */
+    lz_set(K, acc, a, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, g, 3);
+    lz_red(K, r->y, acc);
+}
+
+/*
+ * pt_jmadd: r = p + (qx, qy), p Jacobian, q affine and not the identity,
+ * in 8 M + 3 S (the mixed addition of Jacobian coordinates):
+ * U2 = x2 Z1^2, S2 = y2 Z1^3, H = U2 - X1, R = S2 - Y1; Z3 = Z1 H,
+ * X3 = R^2 - H^3 - 2 X1 H^2, Y3 = R (X1 H^2 - X3) - Y1 H^3. Where p is the
+ * identity (Z1 = 0) the result is q, by a mask. p = -q (H = 0, R != 0)
+ * gives Z3 = 0, the identity, rightly; p = q would give it wrongly, and
+ * never occurs where this is used, the windows of the fixed base in
+ * mul_base: the sum S of the windows below i (Booth digits, |d| <= 16)
+ * has |S| < 32^i 16/31, so S - d 32^i for a digit d != 0 is non-zero and
+ * smaller than n in size, except at the top window (d <= 2 for P-256, 16
+ * for P-384). There S = d 32^i mod n would make the scalar e = S + d 32^i
+ * equal to 2 d 32^i mod n: for P-256 a value below 2^227, for P-384
+ * (2 d - 16) 2^380 plus less than 2^192, neither of which has that top
+ * digit d (e lies within 32^i 16/31 of d 32^i). r may alias p.
+ */
+MB52_INLINE void pt_jmadd_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                            const mb52_row *qx, const mb52_row *qy, unsigned K)
+{
+    EC_ALIGN fe zz, u, sv, h, rr, hh, hhh, t;
+    vec acc[EC_MAX_K];
+    fe_canon(c, &c->p, t, p->z);
+    const vmask inf = fe_is_zero(K, t);
+    FK_SQR(zz, p->z);
+    FK_MUL(u, qx, zz);
+    FK_MUL(sv, qy, p->z);
+    FK_MUL(sv, sv, zz);
+    lz_set(K, acc, u, 0); /* H = U2 - X1 + 2p < 4p: multiplied only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->x, 0);
+    lz_norm(K, h, acc);
+    lz_set(K, acc, sv, 0); /* R = S2 - Y1 + 2p < 4p: multiplied only */
+    lz_off2(K, acc);
+    lz_sub(K, acc, p->y, 0);
+    lz_norm(K, rr, acc);
+    FK_MUL(r->z, p->z, h);
+    FK_SQR(hh, h);
+    FK_MUL(hhh, h, hh);
+    FK_MUL(u, p->x, hh); /* V = X1 H^2 */
+    FK_MUL(sv, p->y, hhh);
+    FK_SQR(t, rr); /* X3 = R^2 - H^3 - 2 V */
+    lz_set(K, acc, t, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, hhh, 0);
+    lz_sub(K, acc, u, 1);
+    lz_red(K, r->x, acc);
+    lz_set(K, acc, u, 0); /* V - X3 + 2p < 4p */
+    lz_off2(K, acc);
+    lz_sub(K, acc, r->x, 0);
+    lz_norm(K, u, acc);
+    FK_MUL(t, rr, u); /* Y3 = R (V - X3) - Y1 H^3 */
+    lz_set(K, acc, t, 0);
+    lz_off(K, acc);
+    lz_sub(K, acc, sv, 0);
+    lz_red(K, r->y, acc);
+    fe_blend(K, r->x, inf, r->x, qx);
+    fe_blend(K, r->y, inf, r->y, qy);
+    fe_blend(K, r->z, inf, r->z, c->p.one);
+}
+
+static void pt_jmadd(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                     const mb52_row *qx, const mb52_row *qy)
+{
+    if (c->k == 5) {
+        pt_jmadd_k(c, r, p, qx, qy, 5);
+    } else {
+        pt_jmadd_k(c, r, p, qx, qy, 8);
+    }
+}
+
+/* pt_from_jac: r = p (Jacobian) in projective coordinates (X Z : Y : Z^3),
+ * 2 M + 1 S; the identity (Z = 0) becomes (0 : 1 : 0) (X Z = 0, Y set to
+ * one by a mask). r may alias p. */
+MB52_INLINE void pt_from_jac_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                               unsigned K)
+{
+    EC_ALIGN fe zz;
+    FK_SQR(zz, p->z);
+    FK_MUL(r->x, p->x, p->z);
+    FK_MUL(r->z, p->z, zz);
+    mb52_copy(r->y, p->y, K);
+    fe_canon(c, &c->p, zz, r->z);
+    fe_blend(K, r->y, fe_is_zero(K, zz), r->y, c->p.one);
+}
+
+/* pt_dbl_run: r = 2^EC_WIN p (projective in and out) by Jacobian doublings;
+ * the identity, (0 : 0 : 0) on leaving, is set back to (0 : 1 : 0). */
+MB52_INLINE void pt_dbl_run_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
+                              unsigned K)
+{
+    EC_ALIGN fe zz;
+    FK_SQR(zz, p->z); /* to Jacobian: (X Z : Y Z^2 : Z) */
+    FK_MUL(r->y, p->y, zz);
+    FK_MUL(r->x, p->x, p->z);
+    mb52_copy(r->z, p->z, K);
+    for (unsigned s = 0; s < EC_WIN; s++) {
+        pt_jdbl_k(c, r, r, K);
+    }
+    pt_from_jac_k(c, r, r, K);
+}
+
+static void pt_dbl_run(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
+{
+    if (c->k == 5) {
+        pt_dbl_run_k(c, r, p, 5);
+    } else {
+        pt_dbl_run_k(c, r, p, 8);
+    }
+}
+
+/* pt_from_jac: pt_from_jac_k for c. */
+static void pt_from_jac(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p)
+{
+    if (c->k == 5) {
+        pt_from_jac_k(c, r, p, 5);
+    } else {
+        pt_from_jac_k(c, r, p, 8);
+    }
+}
+
+#undef FK_MUL
+#undef FK_SQR
+#undef FK_ADDM
 
 /* on_curve: lanes where the affine (x, y) (Montgomery, < 2p) satisfies
  * y^2 = x^3 - 3x + b. */
@@ -514,14 +977,16 @@ static vec booth(vec w, vmask *neg)
     return v_add(v_srl(d, 1), v_and(d, v_set1(1)));
 }
 
-/* pt_lookup: r = tab[idx] per lane, scanning all n entries. */
+/* pt_lookup: r = tab[idx] per lane (idx < n), scanning all n entries. */
 static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsigned n, vec idx)
 {
     vec acc[3 * EC_MAX_K];
-    for (unsigned j = 0; j < 3 * k; j++) {
-        acc[j] = v_zero();
+    for (unsigned j = 0; j < k; j++) { /* entry 0 unless another one hits */
+        acc[j] = v_load(tab[0].x[j]);
+        acc[k + j] = v_load(tab[0].y[j]);
+        acc[2 * k + j] = v_load(tab[0].z[j]);
     }
-    for (unsigned t = 0; t < n; t++) {
+    for (unsigned t = 1; t < n; t++) {
         const vmask hit = v_eq(idx, v_set1(t));
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_blend(hit, acc[j], v_load(tab[t].x[j]));
@@ -563,7 +1028,8 @@ static void g_lookup(unsigned k, mb52_row *x, mb52_row *y, const mb52_row *tab, 
 }
 
 /* add_window: r += the signed digit (absd, neg) of the fixed-base entries
- * at tab (see g_lookup for lane0); a zero digit leaves r as it is. */
+ * at tab (see g_lookup for lane0), r Jacobian (pt_jmadd); a zero digit
+ * leaves r as it is. */
 static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row *tab, vec absd,
                        vmask neg, int lane0)
 {
@@ -571,14 +1037,15 @@ static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row
     EC_ALIGN fe tx, ty, ny;
     EC_ALIGN struct ec_pt t;
     g_lookup(k, tx, ty, tab, v_sub(absd, v_set1(1)), lane0);
-    fe_neg(c, &c->p, ny, ty);
+    fp_neg(c, ny, ty); /* ty = 0 only where the digit is 0: unused */
     fe_blend(k, ty, neg, ty, ny);
-    pt_madd(c, &t, r, tx, ty);
+    pt_jmadd(c, &t, r, tx, ty);
     pt_blend(k, r, v_nonzero(absd), r, &t);
 }
 
 /* mul_base: r = e G per lane (e plain, k rows, < n), with the fixed-base
- * table gtab: nwin mixed additions. */
+ * table gtab: nwin mixed additions into a Jacobian sum (the identity
+ * (0 : 1 : 0) is one too), projective at the end. */
 static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                      const mb52_row *gtab)
 {
@@ -589,12 +1056,14 @@ static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *
         const vec absd = booth(win_bits(e, c->k, i), &neg);
         add_window(c, r, gtab + (i / 8) * step_rows, absd, neg, (int)(i % 8));
     }
+    pt_from_jac(c, r, r);
 }
 
 /*
  * mul_var: r = e P per lane (e plain, k rows, < n; P = (px, py) affine,
  * Montgomery form, on the curve). tab: EC_VT_ENTRIES points of scratch,
- * 0..16 P. 5 (nwin - 1) doublings and nwin - 1 additions after the table.
+ * 0..16 P. 5 (nwin - 1) doublings (Jacobian: pt_dbl_run) and nwin - 1
+ * additions after the table.
  */
 static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                     const mb52_row *px, const mb52_row *py, struct ec_pt *tab)
@@ -617,15 +1086,13 @@ static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e
         vmask neg;
         const vec absd = booth(win_bits(e, k, i), &neg);
         pt_lookup(k, &t, tab, EC_VT_ENTRIES, absd);
-        fe_neg(c, &c->p, ny, t.y);
+        fp_neg(c, ny, t.y);
         fe_blend(k, t.y, neg, t.y, ny);
         if (i == c->nwin - 1) {
             pt_copy(k, r, &t);
             continue;
         }
-        for (unsigned s = 0; s < EC_WIN; s++) {
-            pt_dbl(c, r, r);
-        }
+        pt_dbl_run(c, r, r);
         pt_add(c, r, r, &t);
     }
     mbc_memzero(&t, sizeof(t));
@@ -669,6 +1136,7 @@ static void mul_base_spread(const struct ec_curve *c, struct ec_pt *r, const mb5
         add_window(c, r, gtab + s * step_rows, absd, neg, -1);
         mbc_memzero(w, sizeof(w));
     }
+    pt_from_jac(c, r, r);
     EC_ALIGN struct ec_pt q;
     for (unsigned h = 4; h >= 1; h /= 2) {
         for (unsigned j = 0; j < k; j++) {

@@ -189,12 +189,15 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
             t[i + j + 1] = v_madd52hi(t[i + j + 1], ai, v_load(a[j]));
         }
     }
-    /* double, then add the squares a_i^2 */
+    /* double, then add the squares a_i^2 (columns 0 and 2k - 1 have no
+     * cross products: nothing to double) */
     MB52_UNROLL
     for (unsigned i = 0; i < k; i++) {
         const vec ai = v_load(a[i]);
-        t[2 * i] = v_madd52lo(v_add(t[2 * i], t[2 * i]), ai, ai);
-        t[2 * i + 1] = v_madd52hi(v_add(t[2 * i + 1], t[2 * i + 1]), ai, ai);
+        const vec lo = i == 0 ? t[0] : v_add(t[2 * i], t[2 * i]);
+        const vec hi = i == k - 1 ? t[2 * i + 1] : v_add(t[2 * i + 1], t[2 * i + 1]);
+        t[2 * i] = v_madd52lo(lo, ai, ai);
+        t[2 * i + 1] = v_madd52hi(hi, ai, ai);
     }
     MB52_UNROLL
     for (unsigned j = 0; j < k; j++) {

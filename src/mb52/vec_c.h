@@ -236,6 +236,11 @@ static inline vec v_sra63(vec a)
 {
     VEC_MAP(0 - (a.v[i] >> 63), a.t);
 }
+/* v_sra52: arithmetic shift by 52 (the top 52 bits copies of the sign). */
+static inline vec v_sra52(vec a)
+{
+    VEC_MAP((a.v[i] >> 52) | ((0 - (a.v[i] >> 63)) << 12), a.t);
+}
 static inline vmask v_eq(vec a, vec b)
 {
     vmask r;

@@ -115,6 +115,8 @@ static inline vec v_sll(vec a, unsigned n) { return VI(sllv_epi64)(a, VI_SET1(n)
 static inline vec v_srl52(vec a) { return VI(srli_epi64)(a, 52); }
 /* v_sra63: arithmetic shift by 63: all-ones where the top bit is set. */
 static inline vec v_sra63(vec a) { return VI(srai_epi64)(a, 63); }
+/* v_sra52: arithmetic shift by 52: the signed carry of a digit. */
+static inline vec v_sra52(vec a) { return VI(srai_epi64)(a, 52); }
 static inline vmask v_eq(vec a, vec b) { return VI(cmpeq_epi64_mask)(a, b); }
 static inline vmask v_nonzero(vec a) { return VI(test_epi64_mask)(a, a); }
 /* v_blend: lanes of m take b, the others a. */
