@@ -122,7 +122,8 @@ unsigned mbo_policy(void);
  * (fast_ops), so without this a program that never uses ASYNC jobs would
  * get the slower lone path. Counted as sync-handed-off when it answers 1.
  * An explicit setting ("all", a list) never hands off: it asks for
- * mbcrypto's code.
+ * mbcrypto's code. A request inside a job that the lone-request rule runs
+ * at once (below) is not handed off either.
  */
 int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits);
 
