@@ -227,6 +227,19 @@ typedef struct mbc_impl_info {
  * may select another); NULL for an unknown alg. */
 MBC_API const mbc_impl_info *mbc_impl_get_info(mbc_alg alg);
 
+/*
+ * mbc_impl_lone: whether the implementation selected for alg was measured
+ * to run a lone request of op (an mbc_job_op) at bits (the RSA modulus's
+ * size; the curve's: 256 P-256, 384 P-384, 255 X25519) at least at
+ * OpenSSL's speed. A lone request is one request alone: a single call, a
+ * manager holding one job, and what the OpenSSL provider and ENGINE run
+ * outside ASYNC jobs. fast_ops speaks of full batches; under "auto" the
+ * provider and the ENGINE hand a request made outside an ASYNC job for an
+ * operation this denies to OpenSSL's own implementation. 0 for MBC_ALG_GCM
+ * and MBC_ALG_MLKEM (no lone rows) and an unknown alg.
+ */
+MBC_API int mbc_impl_lone(mbc_alg alg, unsigned op, unsigned bits);
+
 /* ------------------------------------------------------------------------ */
 /* RSA                                                                       */
 /* ------------------------------------------------------------------------ */

@@ -118,6 +118,26 @@ MBC_API const mbc_impl_info *mbc_impl_get_info(mbc_alg alg)
     return b != NULL ? &b->info : NULL;
 }
 
+int mbc_op_sizes_have(const struct mbc_op_size *rows, unsigned op, unsigned bits)
+{
+    for (const struct mbc_op_size *r = rows; r != NULL && r->op != 0; r++) {
+        if (r->op == op && (r->bits == 0 || r->bits == bits)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+MBC_API int mbc_impl_lone(mbc_alg alg, unsigned op, unsigned bits)
+{
+    const struct mbc_dispatch *t = mbc_dispatch_get();
+    const struct mbc_op_size *rows = alg == MBC_ALG_RSA      ? t->rsa->lone
+                                     : alg == MBC_ALG_EC     ? t->ec->lone
+                                     : alg == MBC_ALG_X25519 ? t->x25519->lone
+                                                             : NULL;
+    return mbc_op_sizes_have(rows, op, bits);
+}
+
 MBC_API const char *mbc_impl_name(mbc_alg alg)
 {
     const mbc_impl_info *info = mbc_impl_get_info(alg);

@@ -17,6 +17,15 @@ struct mbc_impl_base {
     uint64_t needs;     /* the MBC_CPU_* features it runs on (0: any CPU) */
 };
 
+/* mbc_op_size: an operation (an mbc_job_op) at a size (mbc_impl_lone's
+ * bits; 0: every size). mbc_op_sizes_have: whether rows (ended by a row
+ * of op 0; NULL: none) list op at bits. */
+struct mbc_op_size {
+    unsigned op;
+    unsigned bits;
+};
+int mbc_op_sizes_have(const struct mbc_op_size *rows, unsigned op, unsigned bits);
+
 /* mbc_impl_table: a family's implementations, fastest first (each row a
  * struct whose first member is a struct mbc_impl_base); the last row needs
  * nothing. */

@@ -233,6 +233,87 @@ static void test_policy(void **state)
     mbo_policy_setup(NULL);
 }
 
+/* One mbo_hand_off call inside an ASYNC job. */
+struct hand_off_call {
+    mbc_alg alg;
+    mbc_job_op op;
+    unsigned bits;
+    int got;
+};
+
+static int hand_off_job(void *arg)
+{
+    struct hand_off_call *c = *(struct hand_off_call **)arg;
+    c->got = mbo_hand_off(c->alg, c->op, c->bits);
+    return 1;
+}
+
+/* hand_off_in_job: mbo_hand_off(c) inside an ASYNC job with a wait
+ * context (a request that would batch). */
+static int hand_off_in_job(struct hand_off_call *c)
+{
+    ASYNC_WAIT_CTX *w = ASYNC_WAIT_CTX_new();
+    ASYNC_JOB *job = NULL;
+    int ret = 0;
+    assert_non_null(w);
+    assert_int_equal(ASYNC_start_job(&job, w, &ret, hand_off_job, &c, sizeof(c)), ASYNC_FINISH);
+    ASYNC_WAIT_CTX_free(w);
+    return c->got;
+}
+
+/* mbc_impl_lone: the rows of the selected implementations (a size where
+ * one is named, every size where none is; nothing for the portable paths,
+ * AES-GCM, ML-KEM or an unknown family). mbo_hand_off answers 1 (and
+ * counts) under "auto" alone, outside ASYNC jobs, for an operation whose
+ * lone path the selected implementation does not list; never inside a
+ * job, never for an explicit setting. */
+static void test_hand_off(void **state)
+{
+    (void)state;
+    const mbc_tier ec = mbc_impl_get_info(MBC_ALG_EC)->tier,
+                   rsa = mbc_impl_get_info(MBC_ALG_RSA)->tier;
+    assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 384), ec != MBC_TIER_PORTABLE);
+    assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_EC_KEYGEN_P256, 256),
+                     ec != MBC_TIER_PORTABLE);
+    assert_false(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 256));
+    assert_false(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDH, 256));
+    assert_int_equal(mbc_impl_lone(MBC_ALG_RSA, MBC_OP_RSA_PUBLIC, 4096), rsa != MBC_TIER_PORTABLE);
+    assert_int_equal(mbc_impl_lone(MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, 2048),
+                     rsa != MBC_TIER_PORTABLE);
+    assert_false(mbc_impl_lone(MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255));
+    assert_false(mbc_impl_lone(MBC_ALG_GCM, 0, 0));
+    assert_false(mbc_impl_lone(MBC_ALG_MLKEM, MBC_OP_MLKEM768_ENCAPS, 0));
+    assert_false(mbc_impl_lone((mbc_alg)99, MBC_OP_RSA_PUBLIC, 2048));
+
+    const char *env = getenv(MBO_SERVE_ENV);
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv(MBO_SERVE_ENV);
+    struct hand_off_call calls[] = {
+        {MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, 2048, 0},     {MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, 4096, 0},
+        {MBC_ALG_RSA, MBC_OP_RSA_PUBLIC, 2048, 0},      {MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 256, 0},
+        {MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 384, 0},        {MBC_ALG_EC, MBC_OP_ECDH, 256, 0},
+        {MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255, 0},
+    };
+    const char *settings[] = {"auto", "all", "rsa"};
+    for (size_t s = 0; s < sizeof(settings) / sizeof(settings[0]); s++) {
+        mbo_policy_setup(settings[s]);
+        for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+            struct hand_off_call *c = &calls[i];
+            const int want = s == 0 && !mbc_impl_lone(c->alg, c->op, c->bits);
+            const uint64_t n = ctr(MBO_CTR_HANDED_OFF);
+            assert_int_equal(mbo_hand_off(c->alg, c->op, c->bits), want);
+            assert_int_equal(ctr(MBO_CTR_HANDED_OFF), n + (uint64_t)want);
+            assert_int_equal(hand_off_in_job(c), 0);
+            assert_int_equal(ctr(MBO_CTR_HANDED_OFF), n + (uint64_t)want);
+        }
+    }
+    if (saved != NULL) {
+        setenv(MBO_SERVE_ENV, saved, 1);
+        free(saved);
+    }
+    mbo_policy_setup(NULL);
+}
+
 /* Outside a job: at once, no pause. */
 static void test_outside_job(void **state)
 {
@@ -826,14 +907,14 @@ static void test_gcm_tls(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_policy),          cmocka_unit_test(test_outside_job),
-        cmocka_unit_test(test_lone_request),    cmocka_unit_test(test_max_wait),
-        cmocka_unit_test(test_batch_of_four),   cmocka_unit_test(test_two_classes),
-        cmocka_unit_test(test_teardown_paused), cmocka_unit_test(test_pause_blocked),
-        cmocka_unit_test(test_threads),         cmocka_unit_test(test_fork),
-        cmocka_unit_test(test_counters_file),   cmocka_unit_test(test_gcm_aead),
-        cmocka_unit_test(test_gcm_tls),         cmocka_unit_test(test_lone_at_once),
-        cmocka_unit_test(test_gcm_rekey),
+        cmocka_unit_test(test_policy),        cmocka_unit_test(test_hand_off),
+        cmocka_unit_test(test_outside_job),   cmocka_unit_test(test_lone_request),
+        cmocka_unit_test(test_max_wait),      cmocka_unit_test(test_batch_of_four),
+        cmocka_unit_test(test_two_classes),   cmocka_unit_test(test_teardown_paused),
+        cmocka_unit_test(test_pause_blocked), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
+        cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
+        cmocka_unit_test(test_lone_at_once),  cmocka_unit_test(test_gcm_rekey),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

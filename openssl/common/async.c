@@ -235,6 +235,12 @@ int mbo_call(void (*fn)(void *), void *arg)
     return t != NULL && mbo_thread_call(t, fn, arg, 1);
 }
 
+int mbo_batching(void)
+{
+    ASYNC_JOB *aj = ASYNC_get_current_job();
+    return aj != NULL && ASYNC_get_wait_ctx(aj) != NULL;
+}
+
 mbc_err mbo_run(mbc_job *job)
 {
     struct mbo_thread *t = mbo_thread_get();

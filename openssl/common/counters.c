@@ -34,6 +34,7 @@ static const char *const names[MBO_NUM_COUNTERS] = {
     [MBO_CTR_MLKEM_ENCAPS] = "ops-mlkem-encaps",
     [MBO_CTR_MLKEM_DECAPS] = "ops-mlkem-decaps",
     [MBO_CTR_ASYNC_AT_ONCE] = "async-at-once",
+    [MBO_CTR_HANDED_OFF] = "sync-handed-off",
 };
 
 #define NAME_LEN 56

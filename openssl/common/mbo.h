@@ -111,6 +111,22 @@ void mbo_policy_setup(const char *cfg);
 /* mbo_policy: the families served (see mbo_policy_setup). */
 unsigned mbo_policy(void);
 
+/*
+ * mbo_hand_off: whether a request of op (an mbc_job_op of alg) at bits
+ * (mbc_impl_lone's), about to be made in a served family, goes to OpenSSL's
+ * own implementation instead: when the families served are "auto"'s
+ * choice, the request would run alone (mbo_batching() is 0: outside an
+ * ASYNC job, or in one without a wait context), and the selected
+ * implementation's lone path is not at OpenSSL's speed for it
+ * (mbc_impl_lone). "auto" serves a family by its batched rate
+ * (fast_ops), so without this a program that never uses ASYNC jobs would
+ * get the slower lone path. Counted as sync-handed-off when it answers 1.
+ * An explicit setting ("all", a list) never hands off: it asks for
+ * mbcrypto's code. A request inside a job that the lone-request rule runs
+ * at once (below) is not handed off either.
+ */
+int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits);
+
 /* mbo_policy_str: the names of fams ("rsa,aes-gcm", "" for none) in buf
  * (MBO_POLICY_STR_LEN bytes is always enough). */
 #define MBO_POLICY_STR_LEN 64 /* "rsa,aes-gcm,x25519,ecdh,ecdsa,mlkem" and more */
@@ -143,6 +159,8 @@ enum mbo_counter {
     MBO_CTR_MLKEM_DECAPS,  /* ML-KEM-768 decapsulations */
     MBO_CTR_ASYNC_AT_ONCE, /* requests in ASYNC jobs run at once by the
                             * lone-request rule (mbo_run) */
+    MBO_CTR_HANDED_OFF,    /* requests outside ASYNC jobs handed to
+                            * OpenSSL's implementation (mbo_hand_off) */
     MBO_NUM_COUNTERS
 };
 
@@ -249,6 +267,11 @@ uint32_t mbo_max_wait_us(void);
  */
 #define MBO_LONE_ENV "MBCRYPTO_LONE_AT_ONCE"
 void mbo_set_lone_at_once(int on);
+
+/* mbo_batching: whether a request mbo_run takes now would go to the
+ * thread's batch manager: inside an OpenSSL ASYNC job with a wait context
+ * (else it runs at once, alone). */
+int mbo_batching(void);
 
 /* mbo_wait_key: the key of our fd in an ASYNC_WAIT_CTX. */
 extern const char mbo_wait_key;

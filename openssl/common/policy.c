@@ -12,6 +12,7 @@
 
 static unsigned served; /* set by mbo_policy_setup (atomic: the ENGINE's SERVE
                          * command may change it while operations run) */
+static int by_auto;     /* served is "auto"'s choice (atomic, as served) */
 
 /* fast: the implementation selected for alg says it runs op (a bit of
  * mbc_impl_info's fast_ops) at least at OpenSSL's speed. */
@@ -129,10 +130,19 @@ void mbo_policy_setup(const char *cfg)
 {
     unsigned f = mbo_policy_auto();
     const char *env = getenv(MBO_SERVE_ENV);
-    if (!mbo_policy_parse(env, &f)) {
-        mbo_policy_parse(cfg, &f);
-    }
+    const char *set = mbo_policy_parse(env, &f) ? env : mbo_policy_parse(cfg, &f) ? cfg : "auto";
+    __atomic_store_n(&by_auto, strcmp(set, "auto") == 0, __ATOMIC_RELAXED);
     __atomic_store_n(&served, f, __ATOMIC_RELAXED);
+}
+
+int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits)
+{
+    if (!__atomic_load_n(&by_auto, __ATOMIC_RELAXED) || mbo_batching() ||
+        mbc_impl_lone(alg, op, bits)) {
+        return 0;
+    }
+    mbo_count(MBO_CTR_HANDED_OFF, 1);
+    return 1;
 }
 
 unsigned mbo_policy(void)

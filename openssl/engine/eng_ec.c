@@ -234,12 +234,19 @@ static size_t digest_len(mbc_curve curve, int dlen)
     return (size_t)dlen < n ? (size_t)dlen : n;
 }
 
+/* ours: whether k's request of op runs on mbcrypto, not handed to
+ * OpenSSL's function (mbo_hand_off). */
+static int ours(const struct keys *k, mbc_job_op op)
+{
+    return !mbo_hand_off(MBC_ALG_EC, op, 8 * (unsigned)mbc_ec_scalar_len(k->curve));
+}
+
 static ECDSA_SIG *sign_sig(const unsigned char *dgst, int dlen, const BIGNUM *kinv, const BIGNUM *r,
                            EC_KEY *ec)
 {
     const struct keys *k =
         kinv == NULL && r == NULL && dgst != NULL && dlen >= 0 ? keys_for(ec, MBO_FAM_ECDSA) : NULL;
-    if (k != NULL && k->priv != NULL) {
+    if (k != NULL && k->priv != NULL && ours(k, MBC_OP_ECDSA_SIGN)) {
         const size_t n = mbc_ec_scalar_len(k->curve);
         uint8_t rs[2 * MAX_SCALAR];
         if (mbo_ecdsa_sign(k->priv, rs, dgst, digest_len(k->curve, dlen)) == MBC_OK) {
@@ -270,7 +277,7 @@ static int verify_sig(const unsigned char *dgst, int dlen, const ECDSA_SIG *sig,
 {
     const struct keys *k =
         sig != NULL && dgst != NULL && dlen >= 0 ? keys_for(ec, MBO_FAM_ECDSA) : NULL;
-    if (k != NULL && k->pub != NULL) {
+    if (k != NULL && k->pub != NULL && ours(k, MBC_OP_ECDSA_VERIFY)) {
         const BIGNUM *r, *s;
         ECDSA_SIG_get0(sig, &r, &s);
         const int n = (int)mbc_ec_scalar_len(k->curve);
@@ -291,7 +298,8 @@ static int compute_key(unsigned char **psec, size_t *pseclen, const EC_POINT *pe
 {
     const struct keys *k = peer != NULL ? keys_for(ec, MBO_FAM_ECDH) : NULL;
     uint8_t point[MAX_POINT];
-    if (k != NULL && k->priv != NULL && point_bytes(EC_KEY_get0_group(ec), k->curve, peer, point)) {
+    if (k != NULL && k->priv != NULL && ours(k, MBC_OP_ECDH) &&
+        point_bytes(EC_KEY_get0_group(ec), k->curve, peer, point)) {
         const size_t n = mbc_ec_scalar_len(k->curve);
         unsigned char *out = OPENSSL_malloc(n);
         if (out == NULL) {

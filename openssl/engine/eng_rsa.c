@@ -154,11 +154,16 @@ static mbc_err raw(const struct keys *k, int priv, uint8_t *out, const uint8_t *
     return priv ? mbo_rsa_private(k->priv, out, in) : mbo_rsa_public(k->pub, out, in);
 }
 
-/* The key of the operation, or NULL (OpenSSL's then). */
+/* The key of the operation, or NULL (OpenSSL's then: also for a request
+ * handed off, mbo_hand_off). */
 static const struct keys *served(RSA *rsa, int priv, int adds, int padding)
 {
     const struct keys *k = ours(priv, adds, padding) ? keys_for(rsa) : NULL;
-    return k != NULL && (priv ? k->priv != NULL : k->pub != NULL) ? k : NULL;
+    return k != NULL && (priv ? k->priv != NULL : k->pub != NULL) &&
+                   !mbo_hand_off(MBC_ALG_RSA, priv ? MBC_OP_RSA_PRIVATE : MBC_OP_RSA_PUBLIC,
+                                 8 * (unsigned)k->len)
+               ? k
+               : NULL;
 }
 
 /* pad_then_raw: private encryption (signing) and public encryption: the

@@ -41,8 +41,8 @@ static int derive(EVP_PKEY_CTX *ctx, unsigned char *key, size_t *keylen)
 {
     EVP_PKEY *own = EVP_PKEY_CTX_get0_pkey(ctx), *peer = EVP_PKEY_CTX_get0_peerkey(ctx);
     if ((mbo_policy() & MBO_FAM_X25519) == 0 || key == NULL || keylen == NULL || own == NULL ||
-        peer == NULL) {
-        return soft_derive(ctx, key, keylen); /* its length, its errors */
+        peer == NULL || mbo_hand_off(MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255)) {
+        return soft_derive(ctx, key, keylen); /* its length, its errors; handed-off requests */
     }
     if (*keylen < MBC_X25519_LEN) {
         ERR_raise(ERR_LIB_EVP, EVP_R_BUFFER_TOO_SMALL);

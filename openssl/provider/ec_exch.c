@@ -35,6 +35,9 @@ struct ecdh {
     size_t kdf_outlen;                   /* the KDF's output length */
     uint8_t *kdf_ukm;                    /* the KDF's shared info, NULL: none */
     size_t kdf_ukm_len;
+    EVP_PKEY_CTX *sync; /* handed-off requests: the default provider's
+                         * exchange of our keys (mbp_sync_op), until the next
+                         * init or peer */
 };
 
 /* kdf_reset: no KDF, and nothing of one kept. */
@@ -65,6 +68,7 @@ static void ecdh_freectx(void *ctx)
 {
     if (ctx != NULL) {
         kdf_reset(ctx);
+        mbp_sync_reset(&((struct ecdh *)ctx)->sync);
         OPENSSL_free(ctx);
     }
 }
@@ -79,6 +83,7 @@ static void *ecdh_dupctx(void *ctx)
     e->kdf_md = NULL;
     e->kdf_props = NULL;
     e->kdf_ukm = NULL;
+    e->sync = NULL;
     if ((src->kdf_md != NULL && !EVP_MD_up_ref(src->kdf_md)) ||
         (src->kdf_props != NULL && (e->kdf_props = OPENSSL_strdup(src->kdf_props)) == NULL) ||
         (src->kdf_ukm != NULL &&
@@ -102,6 +107,7 @@ static int ecdh_init(void *ctx, void *provkey, const OSSL_PARAM params[])
     }
     e->key = k;
     e->peer = NULL;
+    mbp_sync_reset(&e->sync);
     e->cofactor_mode = -1;
     kdf_reset(e);
     return ecdh_set_ctx_params(e, params);
@@ -118,6 +124,7 @@ static int ecdh_set_peer(void *ctx, void *provkey)
         return 0;
     }
     e->peer = k;
+    mbp_sync_reset(&e->sync);
     return 1;
 }
 
@@ -154,6 +161,14 @@ static int plain_derive(struct ecdh *e, unsigned char *secret, size_t *secretlen
     if (secret == NULL) {
         *secretlen = slen;
         return 1;
+    }
+    EVP_PKEY_CTX *h = mbo_hand_off(MBC_ALG_EC, MBC_OP_ECDH, 8 * (unsigned)slen)
+                          ? mbp_sync_op(e->pc, &e->sync, mbp_ec_sync(e->key), MBP_SYNC_DERIVE,
+                                        mbp_ec_sync(e->peer))
+                          : NULL;
+    if (h != NULL) {
+        *secretlen = outlen;
+        return EVP_PKEY_derive(h, secret, secretlen) == 1;
     }
     uint8_t s[MBP_EC_SCALAR_MAX];
     const mbc_err err = mbo_ecdh(e->key->priv, s, e->peer->point, mbc_ec_point_len(c));

@@ -157,6 +157,8 @@ static void clear_keys(struct mbp_ec_key *k)
     mbc_ec_priv_key_free(k->priv);
     k->pub = NULL;
     k->priv = NULL;
+    EVP_PKEY_free(k->sync);
+    k->sync = NULL;
     OPENSSL_cleanse(k->d, sizeof(k->d));
     memset(k->point, 0, sizeof(k->point));
 }
@@ -444,6 +446,13 @@ EVP_PKEY *mbp_ec_other(const struct mbp_ec_key *k)
         params != NULL ? mbp_other_import(k->pc, "EC", OSSL_KEYMGMT_SELECT_ALL, params) : NULL;
     mbp_params_clear_free(params);
     return o;
+}
+
+EVP_PKEY *mbp_ec_sync(const struct mbp_ec_key *k)
+{
+    EVP_PKEY **slot = (EVP_PKEY **)&k->sync; /* a cache: the key's value stays */
+    EVP_PKEY *o = mbp_sync_keep(slot, NULL);
+    return o != NULL ? o : mbp_sync_keep(slot, mbp_ec_other(k));
 }
 
 static int ec_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg)

@@ -105,6 +105,21 @@ static int check_dgst(struct ecsig *s, size_t tbslen)
     return 1;
 }
 
+/* hand_off: whether a request of op (sign, verify) with s's key goes to
+ * the default provider (mbo_hand_off); handed: the default provider's
+ * operation on our key for s (made at the first handed-off request after
+ * init), NULL when there is none (no other provider: ours runs then). */
+static int hand_off(const struct ecsig *s, mbc_job_op op)
+{
+    return mbo_hand_off(MBC_ALG_EC, op, 8 * (unsigned)mbc_ec_scalar_len(s->key->curve));
+}
+
+static EVP_PKEY_CTX *handed(struct ecsig *s)
+{
+    return mbp_sync_op(s->b.pc, &s->b.sync, mbp_ec_sync(s->key),
+                       s->signing ? MBP_SYNC_SIGN : MBP_SYNC_VERIFY, NULL);
+}
+
 static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
                    const unsigned char *tbs, size_t tbslen)
 {
@@ -122,6 +137,15 @@ static int es_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize
     }
     if (!check_dgst(s, tbslen)) {
         return 0;
+    }
+    EVP_PKEY_CTX *h = hand_off(s, MBC_OP_ECDSA_SIGN) ? handed(s) : NULL;
+    if (h != NULL) {
+        *siglen = sigsize;
+        if (EVP_PKEY_sign(h, sig, siglen, tbs, tbslen) == 1) {
+            return 1;
+        }
+        *siglen = 0;
+        return 0; /* the default provider's error */
     }
     const size_t slen = mbc_ec_scalar_len(s->key->curve);
     uint8_t rs[2 * MBP_EC_SCALAR_MAX];
@@ -190,9 +214,12 @@ static int es_verify(void *ctx, const unsigned char *sig, size_t siglen, const u
         return 0;
     }
     uint8_t rs[2 * MBP_EC_SCALAR_MAX];
-    const int ok =
-        der_to_rs(sig, siglen, mbc_ec_scalar_len(s->key->curve), rs) &&
-        mbo_ecdsa_verify(s->key->pub, rs, tbs, tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
+    EVP_PKEY_CTX *h = hand_off(s, MBC_OP_ECDSA_VERIFY) ? handed(s) : NULL;
+    const int ok = h != NULL
+                       ? EVP_PKEY_verify(h, sig, siglen, tbs, tbslen) == 1
+                       : der_to_rs(sig, siglen, mbc_ec_scalar_len(s->key->curve), rs) &&
+                             mbo_ecdsa_verify(s->key->pub, rs, tbs,
+                                              tbslen < MAX_DGST ? tbslen : MAX_DGST) == MBC_OK;
     if (!ok) {
         mbp_err(s->b.pc, MBP_R_BAD_SIGNATURE, NULL);
     }

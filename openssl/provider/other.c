@@ -10,7 +10,9 @@
  * that provider's behaviour, errors included.
  */
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/rsa.h>
 
 #include "prov.h"
 
@@ -98,6 +100,7 @@ void mbp_other_sig_reset(struct mbp_sigctx *b)
     }
     b->other_md = NULL;
     b->other = NULL;
+    mbp_sync_reset(&b->sync);
 }
 
 int mbp_other_sig_init(struct mbp_sigctx *b, EVP_PKEY *key, int signing, int digest,
@@ -176,6 +179,7 @@ int mbp_other_sig_dup(struct mbp_sigctx *copy, const struct mbp_sigctx *src)
 {
     copy->other = NULL;
     copy->other_md = NULL;
+    copy->sync = NULL;
     if (src->other_md != NULL) {
         if ((copy->other_md = EVP_MD_CTX_new()) == NULL ||
             !EVP_MD_CTX_copy_ex(copy->other_md, src->other_md) ||
@@ -196,4 +200,57 @@ const OSSL_PARAM *mbp_other_sig_settable(const struct mbp_sigctx *b, const OSSL_
 const OSSL_PARAM *mbp_other_sig_gettable(const struct mbp_sigctx *b, const OSSL_PARAM *ours)
 {
     return b != NULL && b->other != NULL ? EVP_PKEY_CTX_gettable_params(b->other) : ours;
+}
+
+/* ------------------------------------------------ handed-off requests */
+
+EVP_PKEY *mbp_sync_keep(EVP_PKEY **slot, EVP_PKEY *made)
+{
+    EVP_PKEY *none = NULL;
+    if (made == NULL ||
+        __atomic_compare_exchange_n(slot, &none, made, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return made != NULL ? made : __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    }
+    EVP_PKEY_free(made);
+    return none;
+}
+
+void mbp_sync_reset(EVP_PKEY_CTX **slot)
+{
+    EVP_PKEY_CTX_free(*slot);
+    *slot = NULL;
+}
+
+EVP_PKEY_CTX *mbp_sync_op(struct mbp_ctx *pc, EVP_PKEY_CTX **slot, EVP_PKEY *key,
+                          enum mbp_sync_kind kind, EVP_PKEY *peer)
+{
+    if (*slot != NULL || key == NULL) {
+        return *slot;
+    }
+    ERR_set_mark();
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(pc->libctx, key, MBP_NOT_OURS);
+    int ok = c != NULL;
+    switch (kind) {
+    case MBP_SYNC_SIGN:
+        ok = ok && EVP_PKEY_sign_init(c) == 1;
+        break;
+    case MBP_SYNC_VERIFY:
+        ok = ok && EVP_PKEY_verify_init(c) == 1;
+        break;
+    case MBP_SYNC_RSA_RAW:
+        ok = ok && EVP_PKEY_sign_init(c) == 1 &&
+             EVP_PKEY_CTX_set_rsa_padding(c, RSA_NO_PADDING) == 1;
+        break;
+    case MBP_SYNC_DERIVE:
+        ok = ok && peer != NULL && EVP_PKEY_derive_init(c) == 1 &&
+             EVP_PKEY_derive_set_peer_ex(c, peer, 0) == 1;
+        break;
+    }
+    if (!ok) {
+        EVP_PKEY_CTX_free(c);
+        ERR_pop_to_mark(); /* ours runs instead */
+        return NULL;
+    }
+    ERR_clear_last_mark();
+    return *slot = c;
 }

@@ -120,6 +120,9 @@ struct mbp_sigctx {
     EVP_PKEY_CTX *other;
     EVP_MD_CTX *other_md;
     int other_signing;
+    /* Handed-off requests with our key (mbp_sync_op): the other provider's
+     * operation, kept until the next init (mbp_other_sig_reset). */
+    EVP_PKEY_CTX *sync;
 };
 void *mbp_sigctx_new(void *provctx, const char *propq, size_t size);
 void mbp_sigctx_free(struct mbp_sigctx *b);
@@ -160,7 +163,8 @@ int mbp_other_validate(struct mbp_ctx *pc, EVP_PKEY *key, int selection);
  * Signatures with a key another provider holds (mbp_rsa_key.other,
  * mbp_ec_key.other): the operation is that provider's in our child
  * library context (other.c), kept in the base context b (b->other is set
- * while it is delegated). mbp_other_sig_init: sign or verify (signing),
+ * while it is delegated). mbp_other_sig_reset also frees b->sync, and
+ * mbp_other_sig_dup gives the copy none. mbp_other_sig_init: sign or verify (signing),
  * digest-and-sign with mdname (digest; NULL: the key's default) or not,
  * with params; 0 on failure. The others are the signature calls of the
  * same names, forwarded; mbp_other_sig_reset frees the operation (also
@@ -186,6 +190,29 @@ int mbp_other_sig_dup(struct mbp_sigctx *copy, const struct mbp_sigctx *src);
 const OSSL_PARAM *mbp_other_sig_settable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
 const OSSL_PARAM *mbp_other_sig_gettable(const struct mbp_sigctx *b, const OSSL_PARAM *ours);
 
+/*
+ * Requests handed to the default provider outside ASYNC jobs (mbo_hand_off:
+ * under "auto", the operations whose lone path is slower than OpenSSL's):
+ * the same operation on a copy of our key in the other provider, kept in
+ * the key data (its field sync) from the first such request on, and one
+ * operation context kept in our operation context until its next init.
+ * mbp_sync_keep: *slot when set, else made (a new reference, may be NULL)
+ * stored into it (atomic: a key is shared by threads; a loser frees its
+ * own); NULL on failure. The key data's free drops *slot.
+ * mbp_sync_op: *slot when set, else a new operation context on key
+ * (NULL: none can be had, e.g. no other provider, nothing made and no
+ * error left: the caller runs ours then) for kind, stored into *slot: a signature
+ * (MBP_SYNC_SIGN, MBP_SYNC_VERIFY), raw RSA private (MBP_SYNC_RSA_RAW:
+ * signing with no padding, in = out = the modulus's length), or a key
+ * exchange with peer (MBP_SYNC_DERIVE; the peer was checked by us).
+ * mbp_sync_reset frees *slot (our contexts' init, set_peer and free).
+ */
+enum mbp_sync_kind { MBP_SYNC_SIGN, MBP_SYNC_VERIFY, MBP_SYNC_RSA_RAW, MBP_SYNC_DERIVE };
+EVP_PKEY *mbp_sync_keep(EVP_PKEY **slot, EVP_PKEY *made);
+EVP_PKEY_CTX *mbp_sync_op(struct mbp_ctx *pc, EVP_PKEY_CTX **slot, EVP_PKEY *key,
+                          enum mbp_sync_kind kind, EVP_PKEY *peer);
+void mbp_sync_reset(EVP_PKEY_CTX **slot);
+
 /* The algorithms' dispatch tables. */
 extern const OSSL_DISPATCH mbp_rsa_keymgmt[];
 extern const OSSL_DISPATCH mbp_rsa_signature[];
@@ -210,6 +237,7 @@ struct mbp_rsa_key {
     mbc_rsa_pub_key *pub;
     mbc_rsa_priv_key *priv; /* NULL for a public key */
     unsigned bits;
+    EVP_PKEY *sync;  /* the default provider's copy, for handed-off requests */
     EVP_PKEY *other; /* a key mbcrypto does not serve, generated through us
                       * (rsa_kmgmt.c): held by another provider, every
                       * key management call on it goes there; the
@@ -234,6 +262,8 @@ struct mbp_ec_key {
     uint8_t gform;                   /* the format the key's parameters give
                                       * out (point-format), as OpenSSL's
                                       * group has its own */
+    EVP_PKEY *sync;                  /* the default provider's copy, for handed-off
+                                      * requests (mbp_sync_keep); NULL: none yet */
     EVP_PKEY *other;                 /* a key of another curve, generated through us (see
                                       * ec_kmgmt.c): held by another provider, every call
                                       * on it goes there; curve is 0 then */
@@ -252,5 +282,11 @@ EVP_PKEY *mbp_rsa_other(const struct mbp_rsa_key *k);
  * new key from k's parameters, private key included), for operations with
  * a key of that kind; NULL on failure. Free with EVP_PKEY_free. */
 EVP_PKEY *mbp_ec_other(const struct mbp_ec_key *k);
+
+/* mbp_ec_sync, mbp_rsa_sync: k's copy in the other provider for handed-off
+ * requests (k->sync, made at the first call: mbp_sync_keep); NULL on
+ * failure. Not a new reference: the key data holds it. */
+EVP_PKEY *mbp_ec_sync(const struct mbp_ec_key *k);
+EVP_PKEY *mbp_rsa_sync(const struct mbp_rsa_key *k);
 
 #endif /* MBC_OPENSSL_PROVIDER_PROV_H */

@@ -82,6 +82,8 @@ static void clear(struct mbp_rsa_key *k)
     k->pub = NULL;
     k->priv = NULL;
     k->bits = 0;
+    EVP_PKEY_free(k->sync);
+    k->sync = NULL;
 }
 
 static void rsa_free(void *keydata)
@@ -253,6 +255,13 @@ EVP_PKEY *mbp_rsa_other(const struct mbp_rsa_key *k)
     EVP_PKEY *o = params != NULL ? mbp_other_import(k->pc, "RSA", SEL_KEYPAIR, params) : NULL;
     mbp_params_clear_free(params);
     return o;
+}
+
+EVP_PKEY *mbp_rsa_sync(const struct mbp_rsa_key *k)
+{
+    EVP_PKEY **slot = (EVP_PKEY **)&k->sync; /* a cache: the key's value stays */
+    EVP_PKEY *o = mbp_sync_keep(slot, NULL);
+    return o != NULL ? o : mbp_sync_keep(slot, mbp_rsa_other(k));
 }
 
 static int rsa_match(const void *a, const void *b, int selection)

@@ -223,6 +223,26 @@ static int encode(struct sig *s, uint8_t *em, size_t k, const uint8_t *tbs, size
     return mbp_pss_encode(em, k, md, s->mgf1 != NULL ? s->mgf1 : md, tbs, salt, s->b.pc->libctx);
 }
 
+/* private_op: sig = em^d (k bytes each) by mbcrypto, or by the default
+ * provider when the request is handed off (mbo_hand_off) and there is one. */
+static int private_op(struct sig *s, unsigned char *sig, const uint8_t *em, size_t k)
+{
+    EVP_PKEY_CTX *h =
+        mbo_hand_off(MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, s->key->bits)
+            ? mbp_sync_op(s->b.pc, &s->b.sync, mbp_rsa_sync(s->key), MBP_SYNC_RSA_RAW, NULL)
+            : NULL;
+    if (h != NULL) {
+        size_t n = k;
+        return EVP_PKEY_sign(h, sig, &n, em, k) == 1 && n == k;
+    }
+    const mbc_err err = mbo_rsa_private(s->key->priv, sig, em);
+    if (err != MBC_OK) {
+        mbp_err(s->b.pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+        return 0;
+    }
+    return 1;
+}
+
 static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsize,
                     const unsigned char *tbs, size_t tbslen)
 {
@@ -244,14 +264,7 @@ static int sig_sign(void *ctx, unsigned char *sig, size_t *siglen, size_t sigsiz
         return 0;
     }
     uint8_t em[MAX_K];
-    int ok = encode(s, em, k, tbs, tbslen);
-    if (ok) {
-        const mbc_err err = mbo_rsa_private(s->key->priv, sig, em);
-        ok = err == MBC_OK;
-        if (!ok) {
-            mbp_err(s->b.pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
-        }
-    }
+    const int ok = encode(s, em, k, tbs, tbslen) && private_op(s, sig, em, k);
     OPENSSL_cleanse(em, sizeof(em));
     *siglen = ok ? k : 0;
     return ok;

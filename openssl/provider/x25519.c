@@ -12,6 +12,7 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
 
@@ -24,7 +25,16 @@ struct xkey {
     int has_pub, has_priv;
     uint8_t pub[LEN];
     uint8_t priv[LEN]; /* as given (OpenSSL keeps it unclamped) */
+    EVP_PKEY *sync;    /* the default provider's copy, for handed-off
+                        * requests (mbp_sync_keep); NULL: none yet */
 };
+
+/* drop_sync: forgets k's copy (its value is about to change). */
+static void drop_sync(struct xkey *k)
+{
+    EVP_PKEY_free(k->sync);
+    k->sync = NULL;
+}
 
 static void *x_new(void *provctx)
 {
@@ -37,7 +47,10 @@ static void *x_new(void *provctx)
 
 static void x_free(void *keydata)
 {
-    OPENSSL_clear_free(keydata, sizeof(struct xkey));
+    if (keydata != NULL) {
+        drop_sync(keydata);
+        OPENSSL_clear_free(keydata, sizeof(struct xkey));
+    }
 }
 
 static int x_has(const void *keydata, int selection)
@@ -92,6 +105,7 @@ static int x_import(void *keydata, int selection, const OSSL_PARAM params[])
     if (ok) {
         n.has_pub = 1;
         n.has_priv = priv > 0;
+        drop_sync(k);
         *k = n;
     }
     OPENSSL_cleanse(&n, sizeof(n));
@@ -114,6 +128,21 @@ static OSSL_PARAM *to_params(const struct xkey *k, int with_priv)
     OSSL_PARAM *params = ok ? OSSL_PARAM_BLD_to_param(bld) : NULL;
     OSSL_PARAM_BLD_free(bld);
     return params;
+}
+
+/* sync_key: k's copy in the default provider (k->sync, made at the first
+ * call), NULL on failure; not a new reference. */
+static EVP_PKEY *sync_key(const struct xkey *k)
+{
+    EVP_PKEY **slot = (EVP_PKEY **)&k->sync; /* a cache: the key's value stays */
+    EVP_PKEY *o = mbp_sync_keep(slot, NULL);
+    if (o != NULL) {
+        return o;
+    }
+    OSSL_PARAM *params = to_params(k, 1);
+    o = params != NULL ? mbp_other_import(k->pc, "X25519", MBP_SEL_KEYPAIR, params) : NULL;
+    mbp_params_clear_free(params);
+    return mbp_sync_keep(slot, o);
 }
 
 static int x_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg)
@@ -188,6 +217,7 @@ static int x_set_params(void *keydata, const OSSL_PARAM params[])
         return 0;
     }
     if (r > 0) {
+        drop_sync(k);
         OPENSSL_cleanse(k->priv, LEN);
         memcpy(k->pub, pub, LEN);
         k->has_pub = 1;
@@ -341,6 +371,9 @@ const OSSL_DISPATCH mbp_x25519_keymgmt[] = {
 struct xexch {
     struct mbp_ctx *pc;
     const struct xkey *key, *peer; /* not owned: the EVP_PKEY_CTX holds them */
+    EVP_PKEY_CTX *sync;            /* handed-off requests: the default provider's
+                                    * exchange of our keys (mbp_sync_op), until
+                                    * the next init or peer */
 };
 
 static void *xe_newctx(void *provctx)
@@ -354,12 +387,19 @@ static void *xe_newctx(void *provctx)
 
 static void xe_freectx(void *ctx)
 {
-    OPENSSL_free(ctx);
+    if (ctx != NULL) {
+        mbp_sync_reset(&((struct xexch *)ctx)->sync);
+        OPENSSL_free(ctx);
+    }
 }
 
 static void *xe_dupctx(void *ctx)
 {
-    return OPENSSL_memdup(ctx, sizeof(struct xexch));
+    struct xexch *e = OPENSSL_memdup(ctx, sizeof(struct xexch));
+    if (e != NULL) {
+        e->sync = NULL;
+    }
+    return e;
 }
 
 static int xe_init(void *ctx, void *provkey, const OSSL_PARAM params[])
@@ -373,6 +413,7 @@ static int xe_init(void *ctx, void *provkey, const OSSL_PARAM params[])
     }
     e->key = k;
     e->peer = NULL;
+    mbp_sync_reset(&e->sync);
     return 1;
 }
 
@@ -385,6 +426,7 @@ static int xe_set_peer(void *ctx, void *provkey)
         return 0;
     }
     e->peer = k;
+    mbp_sync_reset(&e->sync);
     return 1;
 }
 
@@ -402,6 +444,14 @@ static int xe_derive(void *ctx, unsigned char *secret, size_t *secretlen, size_t
     if (outlen < LEN) {
         mbp_err(e->pc, MBP_R_BAD_LENGTH, "secret buffer of %zu bytes", outlen);
         return 0;
+    }
+    EVP_PKEY_CTX *h =
+        mbo_hand_off(MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255)
+            ? mbp_sync_op(e->pc, &e->sync, sync_key(e->key), MBP_SYNC_DERIVE, sync_key(e->peer))
+            : NULL;
+    if (h != NULL) {
+        *secretlen = outlen;
+        return EVP_PKEY_derive(h, secret, secretlen) == 1;
     }
     const mbc_err err = mbo_x25519_derive(secret, e->key->priv, e->peer->pub);
     if (err != MBC_OK) {

@@ -28,6 +28,26 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
     .ecdh = EC_C_SET(ecdh),
 };
 
+#if MBC_HAVE_ADX || MBC_HAVE_IFMA
+/*
+ * The lone requests at OpenSSL's speed or better (mbc_impl_lone), on both
+ * rows that run lone requests on the scalar kernels (adx, and ifma, whose
+ * lone requests are adx's but P-384 key generation, spread over the 8
+ * lanes): every P-384 operation and both key generations. Not P-256
+ * signing, verification or ECDH, which did not hold on every CPU measured:
+ * through the provider without async jobs against OpenSSL 3.0's default
+ * provider, sign 0.73-0.81x, verify 0.70-0.74x, ECDH 0.75-0.85x on a Xeon
+ * family 6 model 207 (openssl speed), and 1.05x, 0.93x, 0.81x on an EPYC
+ * family 26 model 2 (bench/sync_ab, least CPU time; README); P-384 there
+ * 13-15x, 2.4-2.7x and 3.2-3.5x (openssl speed). P-256 key generation:
+ * 1.07x in mbc_bench on the Xeon (adx), above.
+ */
+static const struct mbc_op_size ec_lone[] = {
+    {MBC_OP_ECDSA_SIGN, 384},   {MBC_OP_ECDSA_VERIFY, 384}, {MBC_OP_ECDH, 384},
+    {MBC_OP_EC_KEYGEN_P384, 0}, {MBC_OP_EC_KEYGEN_P256, 0}, {0, 0},
+};
+#endif
+
 #if MBC_HAVE_ADX
 /*
  * adx: the scalar 64-bit kernels (ec_adx.c: MULX, ADCX, ADOX, a comb of
@@ -58,6 +78,7 @@ static const struct mbc_ec_impl ec_adx = {
     .sign = EC_ADX_SET(sign),
     .verify = EC_ADX_SET(verify),
     .ecdh = EC_ADX_SET(ecdh),
+    .lone = ec_lone,
 };
 #endif
 
@@ -119,6 +140,7 @@ static const struct mbc_ec_impl ec_ifma = {
     .sign = EC_IFMA_SET(sign, EC_IFMA_ONE_KERN(sign, mbc_ec_sign_spread_kern_ifma)),
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
+    .lone = ec_lone,
 };
 #endif
 

@@ -202,6 +202,7 @@ struct mbc_ec_impl {
     ec_sign_kset sign;
     ec_verify_kset verify;
     ec_ecdh_kset ecdh;
+    const struct mbc_op_size *lone; /* mbc_impl_lone's rows (NULL: none) */
 };
 
 /* mbc_ec_impl_c: the portable implementation (every CPU). */

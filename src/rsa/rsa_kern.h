@@ -77,6 +77,7 @@ struct mbc_rsa_impl {
     struct mbc_impl_base base;
     rsa_crt_kset crt;
     rsa_pub_kset pub;
+    const struct mbc_op_size *lone; /* mbc_impl_lone's rows (NULL: none) */
 };
 
 /* mbc_rsa_impl_c: the portable implementation (every CPU). */

@@ -26,6 +26,16 @@ const struct mbc_x25519_impl mbc_x25519_impl_c = {
     .one_scrub = MBC_WIPE_X25519_ONE,
 };
 
+#if MBC_HAVE_ADX || MBC_HAVE_IFMA
+/* The lone requests at OpenSSL's speed or better (mbc_impl_lone), on both
+ * rows that run them on the scalar kernel: key generation (3.0-3.3x,
+ * below). Not derive, which did not hold on every CPU measured: through
+ * the provider and the ENGINE without async jobs against OpenSSL 3.0's
+ * default provider, 0.91-1.01x on a Xeon family 6 model 207 (openssl
+ * speed), 1.14x on an EPYC family 26 model 2 (bench/sync_ab; README). */
+static const struct mbc_op_size x25519_lone[] = {{MBC_OP_X25519_KEYGEN, 0}, {0, 0}};
+#endif
+
 #if MBC_HAVE_IFMA
 /*
  * On IFMA a lone request runs on the scalar kernel (x25519_adx.c), which
@@ -66,6 +76,7 @@ static const struct mbc_x25519_impl x25519_ifma = {
     .ladder = X25519_IFMA_SET(ladder),
     .pubkey = X25519_IFMA_SET(base),
     .one_scrub = X25519_ONE_SCRUB,
+    .lone = x25519_lone,
 };
 #endif
 
@@ -92,6 +103,7 @@ static const struct mbc_x25519_impl x25519_adx = {
     .ladder = X25519_ADX_SET(ladder),
     .pubkey = X25519_ADX_SET(base),
     .one_scrub = MBC_WIPE_X25519_ONE,
+    .lone = x25519_lone,
 };
 #endif
 

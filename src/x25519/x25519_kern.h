@@ -44,6 +44,7 @@ struct mbc_x25519_impl {
     x25519_kset ladder;
     x25519_kset pubkey;
     size_t one_scrub;
+    const struct mbc_op_size *lone; /* mbc_impl_lone's rows (NULL: none) */
 };
 
 /* mbc_x25519_impl_c: the portable implementation (every CPU). */
