@@ -932,7 +932,6 @@ static void test_gcm_iv_controls(void **state)
     assert_true(EVP_CipherUpdate(copy, ct2 + 100, &l, m.data + 100, 200));
     assert_true(EVP_CipherFinal_ex(copy, ct2 + 300, &l));
     assert_true(EVP_CIPHER_CTX_ctrl(copy, EVP_CTRL_AEAD_GET_TAG, 16, tag2));
-    EVP_CIPHER_CTX_free(copy);
     assert_true(EVP_CipherUpdate(c, ct + 100, &l, m.data + 100, 200));
     assert_true(EVP_CipherFinal_ex(c, ct + 300, &l));
     assert_true(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
@@ -941,6 +940,16 @@ static void test_gcm_iv_controls(void **state)
     assert_memory_equal(ct2 + 100, want + 100, 200);
     assert_memory_equal(tag, wtag, 16);
     assert_memory_equal(tag2, wtag, 16);
+    /* The copy keyed again (the key length it keeps came with the copied
+     * cipher data) seals the same message. */
+    assert_true(EVP_CipherInit_ex(copy, NULL, NULL, m.key, m.iv, 1) &&
+                EVP_CipherUpdate(copy, NULL, &l, m.aad, 13) &&
+                EVP_CipherUpdate(copy, ct2, &l, m.data, 300) &&
+                EVP_CipherFinal_ex(copy, ct2 + 300, &l) &&
+                EVP_CIPHER_CTX_ctrl(copy, EVP_CTRL_AEAD_GET_TAG, 16, tag2));
+    assert_memory_equal(ct2, want, 300);
+    assert_memory_equal(tag2, wtag, 16);
+    EVP_CIPHER_CTX_free(copy);
     /* The next IV is one more. */
     assert_true(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_IV_GEN, 8, explicit_iv));
     assert_int_equal(explicit_iv[7], (uint8_t)(m.iv[11] + 1));

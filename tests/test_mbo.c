@@ -818,6 +818,124 @@ static void test_gcm_rekey(void **state)
     }
 }
 
+/* ossl_aead: OpenSSL's ciphertext and tag of pt[0..n) with aad[0..a), one
+ * piece each, 128-bit key. */
+static void ossl_aead(const uint8_t *key, const uint8_t *iv, const uint8_t *aad, size_t a,
+                      const uint8_t *pt, size_t n, uint8_t *ct, uint8_t *tag)
+{
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    int l;
+    assert_true(EVP_EncryptInit_ex(c, mbt_ossl_gcm(16), NULL, key, iv) &&
+                EVP_EncryptUpdate(c, NULL, &l, aad, (int)a) &&
+                EVP_EncryptUpdate(c, ct, &l, pt, (int)n) && EVP_EncryptFinal_ex(c, ct + l, &l) &&
+                EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag));
+    EVP_CIPHER_CTX_free(c);
+}
+
+/* feed: the message through g in the pieces of cut: AAD in two pieces (at
+ * a / 2), a zero-length data piece, then data pieces of cut[0], cut[1], ...
+ * (0-terminated; the rest in the last). The tag, opening, is set at
+ * tag_at: 0 before the data, 1 between the first two data pieces, 2 after
+ * the data. Returns final's result. */
+static int feed(struct mbo_gcm *g, const uint8_t *aad, size_t a, uint8_t *out, const uint8_t *in,
+                size_t n, const size_t *cut, const uint8_t *tag, int tag_at)
+{
+    assert_true(mbo_gcm_update(g, NULL, aad, a / 2) &&
+                mbo_gcm_update(g, NULL, aad + a / 2, a - a / 2));
+    assert_true(mbo_gcm_update(g, out, in, 0));
+    assert_true(mbo_gcm_update(g, NULL, aad, 0)); /* the AAD may still go on */
+    if (!g->enc && tag_at == 0) {
+        assert_true(mbo_gcm_set_tag(g, tag, 16));
+    }
+    size_t at = 0;
+    for (int i = 0; at < n; i++) {
+        const size_t k = cut[i] != 0 && cut[i] < n - at ? cut[i] : n - at;
+        assert_true(mbo_gcm_update(g, out + at, in + at, k));
+        at += k;
+        if (!g->enc && tag_at == 1 && i == 0) {
+            assert_true(mbo_gcm_set_tag(g, tag, 16));
+        }
+    }
+    if (!g->enc && (tag_at == 2 || (tag_at == 1 && n == 0))) {
+        assert_true(mbo_gcm_set_tag(g, tag, 16));
+    }
+    if (n > 0) {
+        assert_false(mbo_gcm_update(g, NULL, aad, 1)); /* no AAD after the data */
+    }
+    return mbo_gcm_final(g);
+}
+
+/* Messages around the one-shot path's limits (mbo.h: AAD held up to
+ * MBO_GCM_AAD_MAX bytes, a first data piece up to MBO_GCM_ONESHOT_MAX in one
+ * call) against OpenSSL: one data piece, or a first one that the message
+ * then goes on from (replayed into the streaming context); in place;
+ * opening with the tag set before, within and after the data; forged tags
+ * fail and release the plaintext OpenSSL releases. */
+static void test_gcm_oneshot(void **state)
+{
+    (void)state;
+    static const size_t aads[] = {0, 13, MBO_GCM_AAD_MAX, MBO_GCM_AAD_MAX + 1, 100};
+    static const size_t lens[] = {
+        0, 1, 16, 64, 1000, MBO_GCM_ONESHOT_MAX, MBO_GCM_ONESHOT_MAX + 1, 3000};
+    static const size_t cuts[][3] = {{0}, {1, 0}, {17, 500, 0}, {MBO_GCM_ONESHOT_MAX, 0}};
+    uint8_t key[16], iv[12], aad[100], pt[3000], want[3000], wtag[16], ct[3000], back[3000];
+    uint8_t tag[16];
+    mbt_rand_bytes(key, sizeof(key));
+    mbt_rand_bytes(iv, sizeof(iv));
+    mbt_rand_bytes(aad, sizeof(aad));
+    mbt_rand_bytes(pt, sizeof(pt));
+    struct mbo_gcm s, o;
+    mbo_gcm_init(&s, 1);
+    mbo_gcm_init(&o, 0);
+    assert_true(mbo_gcm_set_key(&s, key, 16) && mbo_gcm_set_key(&o, key, 16));
+    for (size_t ai = 0; ai < sizeof(aads) / sizeof(aads[0]); ai++) {
+        for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+            const size_t a = aads[ai], n = lens[li];
+            ossl_aead(key, iv, aad, a, pt, n, want, wtag);
+            for (size_t ci = 0; ci < sizeof(cuts) / sizeof(cuts[0]); ci++) {
+                /* Sealing, in place every other time. */
+                uint8_t *out = ci & 1 ? ct : back;
+                memcpy(back, pt, n);
+                assert_true(mbo_gcm_set_iv(&s, iv, 12));
+                assert_int_equal(feed(&s, aad, a, out, ci & 1 ? pt : back, n, cuts[ci], NULL, 0),
+                                 1);
+                assert_true(mbo_gcm_get_tag(&s, tag, 16));
+                assert_memory_equal(out, want, n);
+                assert_memory_equal(tag, wtag, 16);
+                /* Opening, the tag set at each point, then forged. */
+                for (int at = 0; at < 3; at++) {
+                    for (int forge = 0; forge < 2; forge++) {
+                        wtag[at * 5] ^= (uint8_t)forge;
+                        memcpy(back, want, n);
+                        assert_true(mbo_gcm_set_iv(&o, iv, 12));
+                        assert_int_equal(feed(&o, aad, a, back, back, n, cuts[ci], wtag, at),
+                                         !forge);
+                        assert_memory_equal(back, pt, n);
+                        wtag[at * 5] ^= (uint8_t)forge;
+                    }
+                }
+            }
+        }
+    }
+    /* A copy made after a one-shot piece finishes the message too. */
+    ossl_aead(key, iv, aad, 13, pt, 300, want, wtag);
+    assert_true(mbo_gcm_set_iv(&s, iv, 12));
+    assert_true(mbo_gcm_update(&s, NULL, aad, 13) && mbo_gcm_update(&s, ct, pt, 100));
+    struct mbo_gcm d;
+    mbo_gcm_dup(&d, &s);
+    for (int i = 0; i < 2; i++) {
+        struct mbo_gcm *g = i == 0 ? &d : &s;
+        memset(ct + 100, 0, 200);
+        assert_true(mbo_gcm_update(g, ct + 100, pt + 100, 200) && mbo_gcm_final(g) &&
+                    mbo_gcm_get_tag(g, tag, 16));
+        assert_memory_equal(ct, want, 300);
+        assert_memory_equal(tag, wtag, 16);
+    }
+    mbo_gcm_cleanup(&d);
+    mbo_gcm_cleanup(&s);
+    mbo_gcm_cleanup(&o);
+}
+
 /* TLS 1.2 records: ours seals, OpenSSL opens and the other way round; the
  * AAD's record length, truncated and forged records. */
 static void test_gcm_tls(void **state)
@@ -915,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
         cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
         cmocka_unit_test(test_lone_at_once),  cmocka_unit_test(test_gcm_rekey),
+        cmocka_unit_test(test_gcm_oneshot),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

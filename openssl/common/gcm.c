@@ -38,13 +38,16 @@ static void key_release(struct mbo_gcm_key *k)
     }
 }
 
-/* end_message: forgets any message in progress. */
+/* end_message: forgets any message in progress (a lazy or one-shot one
+ * left nothing secret: its AAD, IV, ciphertext and tag are public). */
 static void end_message(struct mbo_gcm *g)
 {
-    if (g->started) {
+    if (g->started && !g->lazy && !g->oneshot) {
         OPENSSL_cleanse(&g->ctx, sizeof(g->ctx));
-        g->started = 0;
     }
+    g->started = 0;
+    g->lazy = 0;
+    g->oneshot = 0;
     if (g->shadow_on) {
         OPENSSL_cleanse(&g->shadow, sizeof(g->shadow));
         g->shadow_on = 0;
@@ -57,30 +60,119 @@ static int checkable(size_t len)
     return len == 4 || len == 8 || (len >= 12 && len <= MBC_GCM_TAG_LEN);
 }
 
-/* try_start: starts a message when both a key and an unused IV are there.
- * Opening, unless this message's tag is already known and checkable, the
- * shadow starts too (mbo.h); the first data piece may still drop it. */
+/* copy_iv: an IV copy, inline for the usual 12 bytes (every message makes
+ * two: the caller's, and the message's own). */
+static void copy_iv(uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (len == 12) {
+        memcpy(dst, src, 12);
+    } else {
+        memcpy(dst, src, len);
+    }
+}
+
+/* try_start: starts a message when both a key and an unused IV are there:
+ * a lazy one (mbo.h), with its own copy of the IV (TLS IV generation counts
+ * g->iv on at once). */
 static int try_start(struct mbo_gcm *g)
 {
     if (g->key == NULL || !g->iv_pending) {
         return 1;
     }
     end_message(g);
-    if (mbc_gcm_init(&g->ctx, g->key->key, g->iv, g->iv_len, MBC_GCM_SHORT_TAGS) != MBC_OK) {
-        return 0;
-    }
+    copy_iv(g->miv, g->iv, g->iv_len);
     g->started = 1;
-    if (!g->enc && !(g->tag_fresh && checkable(g->tag_len))) {
-        if (mbc_gcm_init(&g->shadow, g->key->key, g->iv, g->iv_len, 0) != MBC_OK) {
-            end_message(g);
-            return 0;
-        }
-        g->shadow_on = 1;
-    }
+    g->lazy = 1;
+    g->aad_len = 0;
     g->iv_pending = 0;
     g->data_seen = 0;
     g->touched = 0;
     return 1;
+}
+
+/* stream_start: gives a lazy message its streaming context, fed the AAD
+ * held. Opening, unless the tag is already known and checkable, the shadow
+ * starts too (mbo.h); the first data piece may still drop it. */
+static int stream_start(struct mbo_gcm *g)
+{
+    const mbc_gcm_key *k = g->key->key;
+    g->lazy = 0;
+    int ok = mbc_gcm_init(&g->ctx, k, g->miv, g->iv_len, MBC_GCM_SHORT_TAGS) == MBC_OK &&
+             mbc_gcm_aad(&g->ctx, g->aad, g->aad_len) == MBC_OK;
+    if (ok && !g->enc && !(g->tag_fresh && checkable(g->tag_len))) {
+        g->shadow_on = 1;
+        ok = mbc_gcm_init(&g->shadow, k, g->miv, g->iv_len, 0) == MBC_OK &&
+             mbc_gcm_aad(&g->shadow, g->aad, g->aad_len) == MBC_OK;
+    }
+    if (!ok) {
+        end_message(g);
+    }
+    return ok;
+}
+
+/* oneshot: the first data piece of a lazy message in one call (mbo.h).
+ * 1: done; 0: failed; -1: an opening whose tag did not match, now a
+ * streaming message: the caller decrypts the held ciphertext into out. */
+static int oneshot(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const mbc_gcm_key *k = g->key->key;
+    g->lazy = 0;
+    g->data_seen = 1;
+    g->verdict = 0;
+    if (g->enc) {
+        if (mbc_gcm_seal(k, out, g->otag, sizeof(g->otag), g->miv, g->iv_len, g->aad, g->aad_len,
+                         in, len) != MBC_OK) {
+            end_message(g);
+            return 0;
+        }
+        memcpy(g->held, out, len);
+    } else {
+        /* From the copy: out may be in, and is wiped when the tag fails. */
+        memcpy(g->held, in, len);
+        const mbc_err err = mbc_gcm_open(k, out, g->tag, MBC_GCM_TAG_LEN, g->miv, g->iv_len, g->aad,
+                                         g->aad_len, g->held, len);
+        if (err == MBC_ERR_AUTH) {
+            g->held_len = len;
+            return stream_start(g) ? -1 : 0;
+        }
+        if (err != MBC_OK) {
+            end_message(g);
+            return 0;
+        }
+        g->verdict = 1;
+    }
+    g->held_len = len;
+    g->oneshot = 1;
+    return 1;
+}
+
+/* replay: turns a one-shot message into a streaming one that has had its
+ * data: the held ciphertext through the streaming context again (sealing,
+ * its plaintext recovered first by an opening context beside it). */
+static int replay(struct mbo_gcm *g)
+{
+    uint8_t buf[MBO_GCM_ONESHOT_MAX];
+    const size_t n = g->held_len;
+    g->oneshot = 0;
+    if (!stream_start(g)) {
+        return 0;
+    }
+    int ok;
+    if (g->enc) {
+        mbc_gcm_ctx d;
+        ok = mbc_gcm_init(&d, g->key->key, g->miv, g->iv_len, 0) == MBC_OK &&
+             mbc_gcm_aad(&d, g->aad, g->aad_len) == MBC_OK &&
+             mbc_gcm_decrypt(&d, buf, g->held, n) == MBC_OK &&
+             mbc_gcm_encrypt(&g->ctx, buf, buf, n) == MBC_OK;
+        OPENSSL_cleanse(&d, sizeof(d));
+    } else {
+        ok = mbc_gcm_decrypt(&g->ctx, buf, g->held, n) == MBC_OK;
+    }
+    OPENSSL_cleanse(buf, n);
+    if (!ok) {
+        end_message(g);
+    }
+    return ok;
 }
 
 /* start_rand_iv: sealing with no IV ever given, as OpenSSL 3.0's GCM: a
@@ -130,8 +222,8 @@ static int same_key(const uint8_t *a, const uint8_t *b, size_t n)
 }
 
 /* mbo_gcm_set_key: a message started by its IV and not yet fed (the key
- * given after the IV, as OpenSSL's GCM allows) keeps that IV: with the same
- * key it simply goes on, with another it restarts. */
+ * given after the IV, as OpenSSL's GCM allows) keeps that IV and goes on
+ * with the key given. */
 int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len)
 {
     const int untouched = g->started && !g->touched;
@@ -144,9 +236,10 @@ int mbo_gcm_set_key(struct mbo_gcm *g, const uint8_t *key, size_t key_len)
         end_message(g);
         return try_start(g);
     }
-    end_message(g);
-    if (untouched) {
-        g->iv_pending = 1;
+    /* An untouched message is lazy, with nothing of the key yet: it goes
+     * on with the new one. */
+    if (!untouched) {
+        end_message(g);
     }
     struct mbo_gcm_key *k = OPENSSL_zalloc(sizeof(*k));
     if (k == NULL || key_len > sizeof(k->bytes)) {
@@ -186,7 +279,7 @@ int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len)
     if (len != g->iv_len) {
         return 0;
     }
-    memcpy(g->iv, iv, len);
+    copy_iv(g->iv, iv, len);
     g->iv_set = 1;
     g->iv_pending = 1;
     return try_start(g);
@@ -195,6 +288,11 @@ int mbo_gcm_set_iv(struct mbo_gcm *g, const uint8_t *iv, size_t len)
 int mbo_gcm_set_tag(struct mbo_gcm *g, const uint8_t *tag, size_t len)
 {
     if (g->enc || tag == NULL || len == 0 || len > MBC_GCM_TAG_LEN) {
+        return 0;
+    }
+    /* A one-shot opening checked the tag it had: the new one is checked at
+     * final, by the streaming context. */
+    if (g->oneshot && !replay(g)) {
         return 0;
     }
     memcpy(g->tag, tag, len);
@@ -227,12 +325,48 @@ static mbc_err shadow_seal(struct mbo_gcm *g, const uint8_t *pt, size_t len)
     return err;
 }
 
+/* lazy_update: mbo_gcm_update's work while the message is lazy or one-shot:
+ * 1 done, 0 failed, -1 the streaming code goes on (in *in: with the held
+ * ciphertext after a one-shot opening whose tag did not match). */
+static int lazy_update(struct mbo_gcm *g, uint8_t *out, const uint8_t **in, size_t len)
+{
+    if (g->oneshot) {
+        if (out == NULL) {
+            return 0; /* no AAD after the data */
+        }
+        return len == 0 ? 1 : replay(g) ? -1 : 0;
+    }
+    if (out == NULL && len <= sizeof(g->aad) - g->aad_len) {
+        memcpy(g->aad + g->aad_len, *in, len);
+        g->aad_len += len;
+        return 1;
+    }
+    if (out != NULL && len == 0) {
+        return 1; /* the AAD may go on */
+    }
+    if (out != NULL && len <= sizeof(g->held) &&
+        (g->enc || (g->tag_fresh && g->tag_len == MBC_GCM_TAG_LEN))) {
+        const int r = oneshot(g, out, *in, len);
+        if (r < 0) {
+            *in = g->held;
+        }
+        return r;
+    }
+    return stream_start(g) ? -1 : 0;
+}
+
 int mbo_gcm_update(struct mbo_gcm *g, uint8_t *out, const uint8_t *in, size_t len)
 {
-    if (!start_rand_iv(g)) {
+    if (!start_rand_iv(g) || (in == NULL && len != 0)) {
         return 0;
     }
     g->touched = 1;
+    if (g->lazy || g->oneshot) {
+        const int r = lazy_update(g, out, &in, len);
+        if (r >= 0) {
+            return r;
+        }
+    }
     mbc_err err;
     if (out == NULL) {
         err = mbc_gcm_aad(&g->ctx, in, len);
@@ -281,12 +415,22 @@ static int open_final(struct mbo_gcm *g)
 
 int mbo_gcm_final(struct mbo_gcm *g)
 {
-    if (!start_rand_iv(g) || (!g->enc && g->tag_len == 0)) {
+    if (!start_rand_iv(g) || (!g->enc && g->tag_len == 0) || (g->lazy && !stream_start(g))) {
         end_message(g);
         return 0;
     }
-    g->started = 0; /* finish and verify wipe the context */
     g->tag_fresh = 0;
+    if (g->oneshot) {
+        end_message(g);
+        mbo_count(g->enc ? MBO_CTR_GCM_ENCRYPT : MBO_CTR_GCM_DECRYPT, 1);
+        if (!g->enc) {
+            return g->verdict;
+        }
+        memcpy(g->tag, g->otag, sizeof(g->otag));
+        g->tag_len = MBC_GCM_TAG_LEN;
+        return 1;
+    }
+    g->started = 0; /* finish and verify wipe the context */
     if (g->enc) {
         mbo_count(MBO_CTR_GCM_ENCRYPT, 1);
         const int ok = mbc_gcm_finish(&g->ctx, g->tag, MBC_GCM_TAG_LEN) == MBC_OK;

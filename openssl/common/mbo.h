@@ -319,8 +319,20 @@ mbc_err mbo_rsa_public(const mbc_rsa_pub_key *key, uint8_t *out, const uint8_t *
  * 8 at random, then counts), the 13-byte record AAD (mbo_gcm_tls_aad, which
  * returns the 24 bytes of explicit IV and tag the record carries), then one
  * mbo_gcm_tls_record on explicit IV || data || tag, in place.
+ *
+ * Small messages in one call: a message's context is not set up when its
+ * IV is given; its AAD, up to MBO_GCM_AAD_MAX bytes, is held, and a first
+ * data piece of up to MBO_GCM_ONESHOT_MAX bytes is sealed (or, with a
+ * 16-byte tag already set, opened) by mbcrypto's one-shot call, its tag kept
+ * for final: one kernel call a record instead of five. The ciphertext is
+ * held too, so that a message that goes on (more data, or a tag set after
+ * the data) is replayed into the streaming context and continues there;
+ * a one-shot opening whose tag does not match is replayed at once, so that
+ * the data out is the unverified plaintext, as with OpenSSL's GCM.
  */
 #define MBO_GCM_IV_MAX 128
+#define MBO_GCM_AAD_MAX 32
+#define MBO_GCM_ONESHOT_MAX 1024
 struct mbo_gcm_key;
 struct mbo_gcm {
     struct mbo_gcm_key *key; /* shared by dups, refcounted; NULL: no key yet */
@@ -341,8 +353,17 @@ struct mbo_gcm {
     int tls_aad_len; /* 13 after mbo_gcm_tls_aad, -1 otherwise */
     uint8_t tls_aad[13];
     uint64_t tls_records; /* TLS records sealed with this key */
+    int lazy;             /* started, ctx not set up yet: the AAD so far in aad */
+    int oneshot;          /* the data went through one call: its ciphertext in held */
+    int verdict;          /* a one-shot opening: 1 when the tag matched */
+    uint8_t miv[MBO_GCM_IV_MAX]; /* the IV of the message in progress */
+    size_t aad_len;
+    uint8_t aad[MBO_GCM_AAD_MAX];
+    uint8_t otag[MBC_GCM_TAG_LEN]; /* a one-shot sealing's tag, until final */
+    size_t held_len;
     mbc_gcm_ctx ctx;
     mbc_gcm_ctx shadow;
+    uint8_t held[MBO_GCM_ONESHOT_MAX];
 };
 
 /* mbo_gcm_init: an empty context (no key, no IV, 12-byte IVs); enc: 1 seal,

@@ -23,9 +23,22 @@
 static const int nids[NUM_CIPHERS] = {NID_aes_128_gcm, NID_aes_192_gcm, NID_aes_256_gcm};
 static EVP_CIPHER *ciphers[NUM_CIPHERS];
 
-static struct mbo_gcm *gcm_of(EVP_CIPHER_CTX *ctx)
+/* The cipher data: the context, and the key length read once at
+ * EVP_CTRL_INIT (EVP_CIPHER_CTX_get_key_length builds a parameter array
+ * each call: 7% of a 64-byte message when callers re-key every message). */
+struct eng_gcm {
+    struct mbo_gcm g;
+    size_t key_len;
+};
+
+static struct eng_gcm *eng_of(EVP_CIPHER_CTX *ctx)
 {
     return EVP_CIPHER_CTX_get_cipher_data(ctx);
+}
+
+static struct mbo_gcm *gcm_of(EVP_CIPHER_CTX *ctx)
+{
+    return &eng_of(ctx)->g;
 }
 
 /* init: EVP_CipherInit with a key and/or an IV (either may be NULL: the
@@ -35,7 +48,7 @@ static int gcm_init(EVP_CIPHER_CTX *ctx, const unsigned char *key, const unsigne
 {
     struct mbo_gcm *g = gcm_of(ctx);
     mbo_gcm_set_enc(g, enc != 0);
-    if (key != NULL && !mbo_gcm_set_key(g, key, (size_t)EVP_CIPHER_CTX_get_key_length(ctx))) {
+    if (key != NULL && !mbo_gcm_set_key(g, key, eng_of(ctx)->key_len)) {
         return 0;
     }
     return iv == NULL || mbo_gcm_set_iv(g, iv, g->iv_len);
@@ -71,6 +84,7 @@ static int gcm_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
     switch (type) {
     case EVP_CTRL_INIT:
         mbo_gcm_init(g, EVP_CIPHER_CTX_is_encrypting(ctx));
+        eng_of(ctx)->key_len = (size_t)EVP_CIPHER_CTX_get_key_length(ctx);
         return 1;
     case EVP_CTRL_GET_IVLEN:
         *(int *)ptr = (int)g->iv_len;
@@ -91,7 +105,8 @@ static int gcm_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
     case EVP_CTRL_AEAD_TLS1_AAD:
         return arg > 0 ? mbo_gcm_tls_aad(g, ptr, (size_t)arg) : 0;
     case EVP_CTRL_COPY: {
-        /* EVP copied the bytes of g into the new context: share the key. */
+        /* EVP copied the cipher data into the new context (key_len too):
+         * share the key. */
         struct mbo_gcm *dst = gcm_of(ptr);
         mbo_gcm_dup(dst, g);
         return 1;
@@ -103,9 +118,9 @@ static int gcm_ctrl(EVP_CIPHER_CTX *ctx, int type, int arg, void *ptr)
 
 static int gcm_cleanup(EVP_CIPHER_CTX *ctx)
 {
-    struct mbo_gcm *g = gcm_of(ctx);
-    if (g != NULL) {
-        mbo_gcm_cleanup(g);
+    struct eng_gcm *e = eng_of(ctx);
+    if (e != NULL) {
+        mbo_gcm_cleanup(&e->g);
     }
     return 1;
 }
@@ -123,7 +138,7 @@ static EVP_CIPHER *make(int nid, int key_len)
         !EVP_CIPHER_meth_set_flags(c, GCM_FLAGS) || !EVP_CIPHER_meth_set_init(c, gcm_init) ||
         !EVP_CIPHER_meth_set_do_cipher(c, gcm_do_cipher) ||
         !EVP_CIPHER_meth_set_ctrl(c, gcm_ctrl) || !EVP_CIPHER_meth_set_cleanup(c, gcm_cleanup) ||
-        !EVP_CIPHER_meth_set_impl_ctx_size(c, sizeof(struct mbo_gcm))) {
+        !EVP_CIPHER_meth_set_impl_ctx_size(c, sizeof(struct eng_gcm))) {
         EVP_CIPHER_meth_free(c);
         return NULL;
     }
