@@ -890,8 +890,7 @@ static void test_dispatch_hits(void **state)
         assert_int_equal(mbc_ec_kern_hits_c1 - c1, 0);
     }
 #if MBC_HAVE_ADX
-    /* a lone P-384 key generation: the scalar kernel on adx, the spread
-     * IFMA kernel on ifma */
+    /* a lone P-384 key generation: the scalar kernel on adx and on ifma */
     if (!c) {
         uint8_t d384[48], point384[97];
         const unsigned long x384 = mbc_ec_kern_hits_adx;
@@ -899,9 +898,9 @@ static void test_dispatch_hits(void **state)
         const unsigned long h384 = mbc_ec_kern_hits_ifma;
 #endif
         assert_int_equal(mbc_ec_keygen(d384, point384, MBC_CURVE_P384), MBC_OK);
-        assert_int_equal(mbc_ec_kern_hits_adx - x384, adx);
+        assert_int_equal(mbc_ec_kern_hits_adx - x384, 1);
 #if MBC_HAVE_IFMA
-        assert_int_equal(mbc_ec_kern_hits_ifma - h384, !adx);
+        assert_int_equal(mbc_ec_kern_hits_ifma - h384, 0);
 #endif
     }
 #endif

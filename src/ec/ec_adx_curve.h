@@ -10,11 +10,12 @@
  *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
- * Points: projective (X : Y : Z) with the formulas of the 52-bit kernels
- * (ec_kern.c, where they are described): the complete additions of Renes,
- * Costello and Batina for a = -3 (algorithms 4 and 5) and the a = -3
- * projective doubling with the identity kept by a mask. No exceptional
- * case depends on the points.
+ * Points: projective (X : Y : Z) in and out of the scalar multiplications,
+ * with the complete addition of Renes, Costello and Batina for a = -3
+ * (algorithm 4, as the 52-bit kernels of ec_kern.c); inside them Jacobian
+ * coordinates (jdbl_n, jadd, jmadd), whose additions are used only where
+ * their doubling case cannot occur (shown at mul_base and mul_var), the
+ * identity handled by masks.
  *
  * Scalar multiplication:
  *  - fixed base (k G, key generation and signing): the comb of ec64_curve
@@ -22,8 +23,8 @@
  *    entries (masks), a masked negation of y, one mixed addition whose
  *    result a zero digit discards; no doubling;
  *  - variable base (d P, ECDH): signed 5-bit windows over a table of
- *    0..16 P, 5 doublings (in Jacobian coordinates, dbl_n), a scan of the
- *    17 entries and one addition per window;
+ *    0..16 P, 5 doublings, a scan of the 17 entries and one addition per
+ *    window (the last one complete);
  *  - verification (public data): the comb indexed directly, and the
  *    variable-base ladder.
  * Inversions: the constant-time divsteps of ec_adx_inv.h.
@@ -181,70 +182,24 @@ static void FN(pt_add)(struct FN(pt) * r, const struct FN(pt) * p, const struct 
     FN(add_tail)(r, t0, t1, t2, t3, t4, y3);
 }
 
-/* pt_madd: r = p + (qx, qy) for any p and an affine q that is not the
- * identity (RCB algorithm 5). r may alias p. */
-static void FN(pt_madd)(struct FN(pt) * r, const struct FN(pt) * p, const uint64_t *qx,
-                        const uint64_t *qy)
-{
-    FN(fe) t0, t1, t2, t3, t4, y3;
-    FP_MUL(t0, p->x, qx);
-    FP_MUL(t1, p->y, qy);
-    FP_ADD(t3, qx, qy);
-    FP_ADD(t4, p->x, p->y);
-    FP_MUL(t3, t3, t4);
-    FP_ADD(t4, t0, t1);
-    FP_SUB(t3, t3, t4);
-    FP_MUL(t4, qy, p->z);
-    FP_ADD(t4, t4, p->y);
-    FP_MUL(y3, qx, p->z);
-    FP_ADD(y3, y3, p->x);
-    memcpy(t2, p->z, sizeof(t2));
-    FN(add_tail)(r, t0, t1, t2, t3, t4, y3);
-}
+/* The scalar multiplications run in Jacobian coordinates (x = X / Z^2,
+ * y = Y / Z^3; the identity has Z = 0), which double at 3M + 5S and add at
+ * 12M + 4S (7M + 4S to an affine point), against 7M + 3S and 12M of the
+ * projective formulas, with fewer additions. These formulas are not
+ * complete: the identity (Z = 0) is handled by masks, and the doubling
+ * case (p = q) gives a wrong result, so they are only used where it cannot
+ * occur (mul_base, mul_var); to_proj takes a result back to the projective
+ * coordinates of the complete pt_add. */
 
-/* pt_dbl: r = 2 p (ec_kern.c's pt_dbl: a = -3 projective doubling, the
- * identity kept by a mask). r may alias p. */
-static void FN(pt_dbl)(struct FN(pt) * r, const struct FN(pt) * p)
-{
-    FN(fe) w, t, s, ss, rr, b, h;
-    const uint64_t inf = fe64_is_zero(p->z, N);
-    FP_SUB(w, p->x, p->z);
-    FP_ADD(t, p->x, p->z);
-    FP_MUL(w, w, t);
-    FP_ADD(t, w, w);
-    FP_ADD(w, t, w);
-    FP_MUL(s, p->y, p->z);
-    FP_ADD(s, s, s);
-    FP_SQR(ss, s);
-    FP_MUL(t, p->y, s);
-    FP_SQR(rr, t);
-    FP_MUL(b, p->x, t);
-    FP_ADD(b, b, b);
-    FP_SQR(h, w);
-    FP_SUB(h, h, b);
-    FP_SUB(h, h, b);
-    FP_MUL(r->x, h, s);
-    FP_MUL(r->z, s, ss);
-    FP_SUB(t, b, h);
-    FP_MUL(t, w, t);
-    FP_SUB(t, t, rr);
-    FP_SUB(t, t, rr);
-    fe64_select(r->y, inf, CV->p_one, t, N);
-}
-
-/* dbl_n: r = 2^n p (r may alias p) in Jacobian coordinates, which double
- * at 4M + 4S against 7M + 3S: p is taken to (X Z, Y Z^2, Z) (x = X / Z^2,
- * y = Y / Z^3), doubled n times by the a = -3 formulas (delta = Z^2,
- * gamma = Y^2, beta = X gamma, alpha = 3 (X - delta)(X + delta):
- * X' = alpha^2 - 8 beta, Y' = alpha (4 beta - X') - 8 gamma^2, Z' = 2 Y Z)
- * and taken back to (X Z, Y, Z^3). The identity (Z = 0) stays Z = 0 through
- * the doublings and is given Y = 1 by a mask at the end, as pt_dbl does. */
-static void FN(dbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
+/* jdbl_n: r = 2^n p (Jacobian, a = -3; r may alias p), n doublings of
+ * delta = Z^2, gamma = Y^2, beta = X gamma, alpha = 3 (X - delta)
+ * (X + delta), X' = alpha^2 - 8 beta, Z' = (Y + Z)^2 - gamma - delta,
+ * Y' = alpha (4 beta - X') - 8 gamma^2. The identity (Z = 0) stays Z = 0. */
+static void FN(jdbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
 {
     FN(fe) x, y, z, delta, gamma, beta, alpha, t;
-    FP_SQR(t, p->z);
-    FP_MUL(x, p->x, p->z);
-    FP_MUL(y, p->y, t);
+    memcpy(x, p->x, sizeof(x));
+    memcpy(y, p->y, sizeof(y));
     memcpy(z, p->z, sizeof(z));
     for (unsigned i = 0; i < n; i++) {
         FP_SQR(delta, z);
@@ -255,8 +210,10 @@ static void FN(dbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
         FP_MUL(alpha, alpha, t);
         FP_ADD(t, alpha, alpha);
         FP_ADD(alpha, alpha, t);
-        FP_MUL(z, y, z);
-        FP_ADD(z, z, z);
+        FP_ADD(t, y, z);
+        FP_SQR(t, t);
+        FP_SUB(t, t, gamma);
+        FP_SUB(z, t, delta);
         FP_ADD(beta, beta, beta);
         FP_ADD(beta, beta, beta); /* 4 beta */
         FP_SQR(x, alpha);
@@ -270,13 +227,96 @@ static void FN(dbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
         FP_ADD(gamma, gamma, gamma); /* 8 gamma^2 */
         FP_SUB(y, t, gamma);
     }
-    const uint64_t inf = fe64_is_zero(z, N);
-    FP_SQR(t, z);
-    FP_MUL(r->x, x, z);
-    FP_MUL(r->z, t, z);
-    fe64_select(r->y, inf, CV->p_one, y, N);
-    mbc_memzero(y, sizeof(y));
+    memcpy(r->x, x, sizeof(x));
+    memcpy(r->y, y, sizeof(y));
+    memcpy(r->z, z, sizeof(z));
     mbc_memzero(alpha, sizeof(alpha));
+    mbc_memzero(beta, sizeof(beta));
+}
+
+/* jadd_tail: r = (u1, s1) + (u2, s2) with Z = zz H: H = u2 - u1,
+ * R = s2 - s1, X = R^2 - H^3 - 2 u1 H^2, Y = R (u1 H^2 - X) - s1 H^3.
+ * r may alias the inputs' point. */
+static void FN(jadd_tail)(struct FN(pt) * r, const uint64_t *u1, const uint64_t *u2,
+                          const uint64_t *s1, const uint64_t *s2, const uint64_t *zz)
+{
+    FN(fe) h, rr, hh, hhh, v, x3;
+    FP_SUB(h, u2, u1);
+    FP_SUB(rr, s2, s1);
+    FP_SQR(hh, h);
+    FP_MUL(hhh, h, hh);
+    FP_MUL(v, u1, hh);
+    FP_SQR(x3, rr);
+    FP_SUB(x3, x3, hhh);
+    FP_SUB(x3, x3, v);
+    FP_SUB(x3, x3, v);
+    FP_SUB(v, v, x3);
+    FP_MUL(v, rr, v);
+    FP_MUL(hhh, s1, hhh);
+    FP_SUB(r->y, v, hhh);
+    FP_MUL(r->z, zz, h);
+    memcpy(r->x, x3, sizeof(x3));
+}
+
+/* jsel: r = mask ? q : r (all three coordinates). */
+static void FN(jsel)(struct FN(pt) * r, uint64_t mask, const struct FN(pt) * q)
+{
+    fe64_select(r->x, mask, q->x, r->x, N);
+    fe64_select(r->y, mask, q->y, r->y, N);
+    fe64_select(r->z, mask, q->z, r->z, N);
+}
+
+/* jadd: r = p + q (Jacobian, p != q unless either is the identity; r may
+ * alias p or q). */
+static void FN(jadd)(struct FN(pt) * r, const struct FN(pt) * p, const struct FN(pt) * q)
+{
+    FN(fe) z1z1, z2z2, u1, u2, s1, s2, zz;
+    struct FN(pt) s;
+    const uint64_t pinf = fe64_is_zero(p->z, N), qinf = fe64_is_zero(q->z, N);
+    FP_SQR(z1z1, p->z);
+    FP_SQR(z2z2, q->z);
+    FP_MUL(u1, p->x, z2z2);
+    FP_MUL(u2, q->x, z1z1);
+    FP_MUL(s1, q->z, z2z2);
+    FP_MUL(s1, p->y, s1);
+    FP_MUL(s2, p->z, z1z1);
+    FP_MUL(s2, q->y, s2);
+    FP_MUL(zz, p->z, q->z);
+    FN(jadd_tail)(&s, u1, u2, s1, s2, zz);
+    FN(jsel)(&s, qinf, p);
+    FN(jsel)(&s, pinf, q);
+    *r = s;
+}
+
+/* jmadd: r = p + (qx, qy) (an affine point, not the identity; p != q;
+ * r may alias p). */
+static void FN(jmadd)(struct FN(pt) * r, const struct FN(pt) * p, const uint64_t *qx,
+                      const uint64_t *qy)
+{
+    FN(fe) z1z1, u2, s2;
+    struct FN(pt) q;
+    const uint64_t pinf = fe64_is_zero(p->z, N);
+    memcpy(q.x, qx, sizeof(q.x));
+    memcpy(q.y, qy, sizeof(q.y));
+    memcpy(q.z, CV->p_one, sizeof(q.z));
+    FP_SQR(z1z1, p->z);
+    FP_MUL(u2, qx, z1z1);
+    FP_MUL(s2, p->z, z1z1);
+    FP_MUL(s2, qy, s2);
+    FN(jadd_tail)(r, p->x, u2, p->y, s2, p->z);
+    FN(jsel)(r, pinf, &q);
+}
+
+/* to_proj: r = p in projective coordinates (X Z, Y, Z^3), the identity as
+ * (0 : 1 : 0). r may alias p. */
+static void FN(to_proj)(struct FN(pt) * r, const struct FN(pt) * p)
+{
+    FN(fe) t;
+    const uint64_t inf = fe64_is_zero(p->z, N);
+    FP_SQR(t, p->z);
+    FP_MUL(r->x, p->x, p->z);
+    FP_MUL(r->z, t, p->z);
+    fe64_select(r->y, inf, CV->p_one, p->y, N);
 }
 
 /* on_curve: all-ones if the affine (x, y) (Montgomery) is on the curve. */
@@ -345,9 +385,14 @@ static uint64_t FN(win)(const uint64_t *e, unsigned i, unsigned w)
     return v & ((2u << w) - 1);
 }
 
-/* mul_base: r = e G (e plain, < n) on the comb. vartime (verification,
- * public e): the entry is read directly and zero digits skipped; else
- * every entry of every window is read. */
+/* mul_base: r = e G (e plain, < n; r projective) on the comb, in Jacobian
+ * coordinates. vartime (verification, public e): the entry is read
+ * directly and zero digits skipped; else every entry of every window is
+ * read. No addition meets its doubling case: before window i the sum is
+ * s G with |s| < 2^(7 i) / 1.98 and the entry is d 2^(7 i) G with
+ * 1 <= |d| <= 64, so s = +-d 2^(7 i) mod n needs a wrap past n, which only
+ * the top window could reach, and there d 2^(7 i) + s = e < n for d >= 0
+ * (the top digit of e < n is never negative). */
 static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
 {
     FN(pt_identity)(r);
@@ -367,12 +412,10 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
             ec64_scan(xy, tab, EC64_COMB_ENTRIES, 2 * N, absd - 1);
         }
         FN(cneg)(y, neg);
-        FN(pt_madd)(&t, r, x, y);
-        const uint64_t keep = mbc_ct_is_zero_mask(absd);
-        fe64_select(r->x, keep, r->x, t.x, N);
-        fe64_select(r->y, keep, r->y, t.y, N);
-        fe64_select(r->z, keep, r->z, t.z, N);
+        FN(jmadd)(&t, r, x, y);
+        FN(jsel)(r, ~mbc_ct_is_zero_mask(absd), &t);
     }
+    FN(to_proj)(r, r);
     mbc_memzero(&t, sizeof(t));
     mbc_memzero(xy, sizeof(xy));
 }
@@ -380,9 +423,14 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
 #define EC64_VT_ENTRIES 17 /* 0..16 P */
 
 /* mul_var: r = e P (e plain, < n; P = (px, py) affine, Montgomery form, on
- * the curve): signed 5-bit windows over 0..16 P. vartime (verification,
- * public e): the entry is read directly and the additions of zero digits
- * skipped; else every entry of every window is read. */
+ * the curve; r projective): signed 5-bit windows over 0..16 P in Jacobian
+ * coordinates. vartime (verification, public e): the entry is read
+ * directly and the additions of zero digits skipped; else every entry of
+ * every window is read. Before window i > 0 the sum is 32 a P with
+ * 0 <= 32 a < e / 2^(5 i - 5) + 16 < n - 16 and the entry d P, |d| <= 16:
+ * equal only when both are the identity, which the masks of jadd handle.
+ * The last window can meet the doubling case (e = n - 2 |d|), so its
+ * addition is the complete pt_add. */
 static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px,
                         const uint64_t *py, int vartime)
 {
@@ -393,9 +441,9 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
     memcpy(tab[1].z, CV->p_one, sizeof(tab[1].z));
     for (unsigned i = 2; i < EC64_VT_ENTRIES; i++) {
         if (i % 2 == 0) {
-            FN(pt_dbl)(&tab[i], &tab[i / 2]);
+            FN(jdbl_n)(&tab[i], &tab[i / 2], 1);
         } else {
-            FN(pt_madd)(&tab[i], &tab[i - 1], px, py);
+            FN(jmadd)(&tab[i], &tab[i - 1], px, py);
         }
     }
     const unsigned nwin = (N * 64 + 1 + EC_WIN - 1) / EC_WIN;
@@ -412,9 +460,18 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
             *r = t;
             continue;
         }
-        FN(dbl_n)(r, r, EC_WIN);
-        if (!vartime || absd != 0) { /* vartime: a public digit */
+        FN(jdbl_n)(r, r, EC_WIN);
+        if (i == 0) {
+            FN(to_proj)(r, r);
+            FN(to_proj)(&t, &t);
+        }
+        if (vartime && absd == 0) { /* a public digit */
+            continue;
+        }
+        if (i == 0) {
             FN(pt_add)(r, r, &t);
+        } else {
+            FN(jadd)(r, r, &t);
         }
     }
     mbc_memzero(tab, sizeof(tab));

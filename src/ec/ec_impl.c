@@ -91,8 +91,8 @@ static const struct mbc_ec_impl ec_adx = {
  * the batched rates through the provider's ASYNC jobs were measured above
  * OpenSSL's (README).
  *
- * A lone request of either curve and any operation but P-384 key generation
- * runs on the scalar kernels (ec_adx.c), which leaves the vector units to other work and
+ * A lone request of either curve and any operation runs on the scalar
+ * kernels (ec_adx.c), which leaves the vector units to other work and
  * issues at one zmm multiply-add a cycle on Zen 4. Measured first for P-256
  * (Xeon family 6 model 207, gcc 12, taskset -c 1, p50 of the single call,
  * loaded machine: ECDH 113 us against 150 us on the ymm build, verification
@@ -101,9 +101,12 @@ static const struct mbc_ec_impl ec_adx = {
  * run each): sign 111 us against 127 us on the spread kernel, verification
  * 518 against 715 us and ECDH 389 against 504 us on the ymm build; but
  * P-384 key generation 101 us against 77 us spread over the 8 lanes
- * (mbc_ec_base_spread_kern_ifma), where it stays. Without the scalar tier,
- * P-384 signing spreads too and every other lone request runs on the ymm
- * build. Two requests already take less time
+ * (mbc_ec_base_spread_kern_ifma), where it stayed until the comb's
+ * additions in Jacobian coordinates: then 68-71k TSC cycles on the scalar
+ * kernel against 86-87k spread (mbc_ec_keygen, min of 300 calls, AMD Zen 5
+ * family 26 model 2, taskset -c 1, load 14). Without the scalar tier, key
+ * generation and signing spread and every other lone request runs on the
+ * ymm build. Two requests already take less time
  * on the ymm build than twice the scalar one for ECDH and verification.
  */
 #define EC_IFMA_SET(op, one_kern)                                                                  \
@@ -112,12 +115,6 @@ static const struct mbc_ec_impl ec_adx = {
         .plan = {.few_lanes = 4, .one_by_one = 1},                                                 \
     }
 #if MBC_HAVE_ADX
-/* ifma_one_base: a lone key generation, P-256 on the scalar kernel, P-384
- * spread over the 8 lanes */
-static void ifma_one_base(struct ec_base_args *a)
-{
-    (a->c->id == MBC_CURVE_P256 ? mbc_ec_base_kern_adx : mbc_ec_base_spread_kern_ifma)(a);
-}
 #define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
 #define EC_IFMA_ONE_KERN(op, p384_kern) mbc_ec_##op##_kern_adx
 #else
@@ -132,11 +129,7 @@ static const struct mbc_ec_impl ec_ifma = {
                                   1u << MBC_OP_ECDH | 1u << MBC_OP_EC_KEYGEN_P256 |
                                   1u << MBC_OP_EC_KEYGEN_P384},
              .needs = EC_IFMA_NEEDS},
-#if MBC_HAVE_ADX
-    .keygen = EC_IFMA_SET(base, ifma_one_base),
-#else
-    .keygen = EC_IFMA_SET(base, mbc_ec_base_spread_kern_ifma),
-#endif
+    .keygen = EC_IFMA_SET(base, EC_IFMA_ONE_KERN(base, mbc_ec_base_spread_kern_ifma)),
     .sign = EC_IFMA_SET(sign, EC_IFMA_ONE_KERN(sign, mbc_ec_sign_spread_kern_ifma)),
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
