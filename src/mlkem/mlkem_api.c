@@ -14,9 +14,10 @@
 
 /* WIPE_BASE, WIPE_PER_REQ: the stack scrub of a call of n requests,
  * WIPE_BASE + n WIPE_PER_REQ bytes: the work's frames (the matrix chunk,
- * the seeds, the hashing kernels' buffers) and its per-request states (a
- * variable-length array of n), with a margin (tests/test_wipe.c). */
-#define WIPE_BASE 16384
+ * the entries sampled beside the hash tasks, the seeds, the hashing
+ * kernels' buffers) and its per-request states (a variable-length array of
+ * n), with a margin (tests/test_wipe.c). */
+#define WIPE_BASE (16384 + MLKEM_MAT_PRE * MLKEM_N * sizeof(int16_t))
 #define WIPE_PER_REQ (2 * sizeof(struct mlkem_state))
 
 static size_t wipe_bytes(unsigned lane_mask)
