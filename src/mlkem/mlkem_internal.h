@@ -231,6 +231,15 @@ struct mlkem_state {
     uint8_t in[64];                     /* the input of G */
 };
 
+/* MLKEM_WIPE_BASE, MLKEM_WIPE_PER_REQ: the stack scrub of a call of n
+ * requests (mlkem_api.c; tests/test_wipe.c checks it), MLKEM_WIPE_BASE + n
+ * MLKEM_WIPE_PER_REQ bytes: the work's frames (the matrix chunk, the
+ * entries sampled beside the hash tasks, the seeds, the hashing kernels'
+ * buffers) and its per-request states (a variable-length array of n),
+ * with a margin. */
+#define MLKEM_WIPE_BASE (16384 + MLKEM_MAT_PRE * MLKEM_N * sizeof(int16_t))
+#define MLKEM_WIPE_PER_REQ (2 * sizeof(struct mlkem_state))
+
 /* mbc_mlkem_keygen_batch: the key pairs of the n seeds (FIPS 203
  * algorithms 16 and 13). */
 void mbc_mlkem_keygen_batch(const struct mbc_mlkem_impl *impl, const struct mlkem_params *p,
