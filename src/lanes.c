@@ -38,47 +38,51 @@ void mbc_lanes_begin(struct mbc_lanes *ln, unsigned lane_mask, int call_ok,
     }
 }
 
-/* buf_range: [*lo, *hi) of lane l of b; 0 if empty or absent. */
-static int buf_range(const struct mbc_lane_bufs *b, unsigned l, uintptr_t *lo, uintptr_t *hi)
-{
-    if (b->ptrs == NULL || b->ptrs[l] == NULL) {
-        return 0;
-    }
-    const size_t len = b->lens != NULL ? b->lens[l] : b->len;
-    *lo = (uintptr_t)b->ptrs[l];
-    *hi = *lo + len;
-    return len != 0;
-}
+/* lane_span: the bytes [lo, hi) of lane l's buffer in one array. */
+struct lane_span {
+    uintptr_t lo, hi;
+    unsigned lane;
+};
 
-/* overlaps: lane l's buffer of a and lane m's of b share a byte. */
-static int overlaps(const struct mbc_lane_bufs *a, unsigned l, const struct mbc_lane_bufs *b,
-                    unsigned m)
+/* spans: the non-empty buffers of the valid lanes in the num arrays b,
+ * into sp (at most MBC_LANES * MBC_LANES_MAX_BUFS); returns their count. */
+static unsigned spans(const struct mbc_lane_bufs *b, unsigned num, unsigned valid,
+                      struct lane_span *sp)
 {
-    uintptr_t alo, ahi, blo, bhi;
-    return buf_range(a, l, &alo, &ahi) && buf_range(b, m, &blo, &bhi) && alo < bhi && blo < ahi;
+    unsigned n = 0;
+    for (unsigned i = 0; i < num && i < MBC_LANES_MAX_BUFS; i++) {
+        for (unsigned l = 0; l < MBC_LANES; l++) {
+            if (!((valid >> l) & 1u) || b[i].ptrs == NULL || b[i].ptrs[l] == NULL) {
+                continue;
+            }
+            const size_t len = b[i].lens != NULL ? b[i].lens[l] : b[i].len;
+            if (len != 0) {
+                const uintptr_t lo = (uintptr_t)b[i].ptrs[l];
+                sp[n++] = (struct lane_span){lo, lo + len, l};
+            }
+        }
+    }
+    return n;
 }
 
 void mbc_lanes_refuse_overlaps(struct mbc_lanes *ln, const struct mbc_lane_bufs *outs,
                                unsigned num_outs, const struct mbc_lane_bufs *ins, unsigned num_ins)
 {
-    const unsigned valid = ln->valid;
+    /* the spans once, then pairs of them: an output against every other
+     * output span, and against the inputs of other lanes */
+    struct lane_span o[MBC_LANES * MBC_LANES_MAX_BUFS], in[MBC_LANES * MBC_LANES_MAX_BUFS];
+    const unsigned no = spans(outs, num_outs, ln->valid, o);
+    const unsigned ni = spans(ins, num_ins, ln->valid, in);
     unsigned bad = 0;
-    for (unsigned l = 0; l < MBC_LANES; l++) {
-        for (unsigned m = 0; m < MBC_LANES && ((valid >> l) & 1u); m++) {
-            if (!((valid >> m) & 1u)) {
-                continue;
+    for (unsigned a = 0; a < no; a++) {
+        for (unsigned b = 0; b < no; b++) {
+            if (a != b && o[a].lo < o[b].hi && o[b].lo < o[a].hi) {
+                bad |= 1u << o[a].lane;
             }
-            for (unsigned o = 0; o < num_outs; o++) {
-                for (unsigned o2 = 0; o2 < num_outs; o2++) {
-                    if ((l != m || o != o2) && overlaps(&outs[o], l, &outs[o2], m)) {
-                        bad |= 1u << l;
-                    }
-                }
-                for (unsigned i = 0; i < num_ins; i++) {
-                    if (l != m && overlaps(&outs[o], l, &ins[i], m)) {
-                        bad |= 1u << l;
-                    }
-                }
+        }
+        for (unsigned b = 0; b < ni; b++) {
+            if (o[a].lane != in[b].lane && o[a].lo < in[b].hi && in[b].lo < o[a].hi) {
+                bad |= 1u << o[a].lane;
             }
         }
     }

@@ -68,8 +68,10 @@ struct mbc_lane_bufs {
  * together, such lanes would read inputs another lane has not yet written,
  * run one by one they would read what it wrote, so the paths would differ.
  * An output may overlap its own lane's inputs (in place): every path reads
- * a lane's inputs before it writes that lane's outputs.
+ * a lane's inputs before it writes that lane's outputs. At most
+ * MBC_LANES_MAX_BUFS arrays of each kind are looked at.
  */
+#define MBC_LANES_MAX_BUFS 4
 void mbc_lanes_refuse_overlaps(struct mbc_lanes *ln, const struct mbc_lane_bufs *outs,
                                unsigned num_outs, const struct mbc_lane_bufs *ins,
                                unsigned num_ins);

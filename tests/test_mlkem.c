@@ -527,6 +527,49 @@ static void test_lanes(void **state)
 /* Round trips of every parameter set with the OS's randomness, and the
  * implicit rejection of a changed ciphertext; the random forms fail
  * cleanly when the OS gives no randomness. */
+/* mbc_mlkem_sample_mixed on the implementation's lanes: hash tasks of
+ * every block count to 12 (the lengths around each block edge, both SHA3
+ * rates), with matrix entries beside them, give the portable sponge's
+ * bytes and SampleNTT's entries, in any mix of counts. */
+static void test_sample_mixed(void **state)
+{
+    begin(state);
+    const struct mbc_mlkem_impl *impl = mbc_mlkem_impl_for(mbc_cpu_features());
+    static uint8_t in[10][1700];
+    uint8_t out[10][64], want[10][64], seed[MLKEM_MAT_PRE][34];
+    int16_t got[MLKEM_MAT_PRE][MLKEM_N], ref[MLKEM_MAT_PRE][MLKEM_N];
+    int16_t *gp[MLKEM_MAT_PRE], *rp[MLKEM_MAT_PRE];
+    for (unsigned i = 0; i < MLKEM_MAT_PRE; i++) {
+        gp[i] = got[i];
+        rp[i] = ref[i];
+    }
+    for (size_t iter = 0; iter < mbt_scale(300); iter++) {
+        const unsigned rate = iter & 1 ? MBC_SHA3_512_RATE : MBC_SHA3_256_RATE;
+        const unsigned n = (unsigned)(mbt_rand() % 11), m = (unsigned)(mbt_rand() % 17);
+        struct mbc_hash_task t[10], tr[10];
+        mbt_rand_bytes((uint8_t *)in, sizeof(in));
+        mbt_rand_bytes((uint8_t *)seed, sizeof(seed));
+        for (unsigned i = 0; i < n; i++) {
+            /* a block count to 12, and a length at or near its edge */
+            const size_t blocks = mbt_rand() % 12, edge = mbt_rand() % 3;
+            size_t len = blocks * rate + (edge == 0 ? 0 : edge == 1 ? rate - 1 : mbt_rand() % rate);
+            len = len > sizeof(in[i]) ? sizeof(in[i]) : len;
+            const size_t out_len = i & 1 ? 64 : 32;
+            const uint8_t dom = i % 3 == 0 ? 0x1F : 0x06;
+            t[i] = (struct mbc_hash_task){in[i], len, out[i], out_len, dom};
+            tr[i] = (struct mbc_hash_task){in[i], len, want[i], out_len, dom};
+        }
+        memset(got, 0, sizeof(got));
+        mbc_mlkem_sample_mixed(impl, t, n, rate, gp, (const uint8_t(*)[34])seed, m);
+        mbc_keccak_hash_c(tr, n, rate);
+        mbc_mlkem_sample_ntt_c(rp, (const uint8_t(*)[34])seed, m);
+        for (unsigned i = 0; i < n; i++) {
+            assert_memory_equal(out[i], want[i], t[i].out_len);
+        }
+        assert_memory_equal(got, ref, m * sizeof(got[0]));
+    }
+}
+
 static void test_round_trip(void **state)
 {
     begin(state);
@@ -784,6 +827,7 @@ int main(void)
         WP_TEST(2, "encaps"),
         WP_TEST(3, "decaps_dk"),
         IMPL_TESTS(test_lanes),
+        IMPL_TESTS(test_sample_mixed),
         IMPL_TESTS(test_round_trip),
         IMPL_TESTS(test_mgr),
         IMPL_TESTS(test_openssl35),

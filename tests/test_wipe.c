@@ -1232,8 +1232,9 @@ static void run_mlkem_decaps(void *a)
 
 /* ML-KEM-768 key generation, encapsulation and decapsulation with 8 lanes
  * and 1; the scrub is the one mlkem_api.c computes for the call's lanes
- * (16384 bytes and two states per request), given here as the lower
- * bound of 8 lanes' (the test checks the work stays inside the scrub). */
+ * (MLKEM_WIPE_BASE and MLKEM_WIPE_PER_REQ a request), given here as the
+ * lower bound of 8 lanes' (the test checks the work stays inside the
+ * scrub). */
 static void test_mlkem(void **state)
 {
     const char *impl = mbt_use_alg_impl(MBC_ALG_MLKEM, *state);
@@ -1247,7 +1248,7 @@ static void test_mlkem(void **state)
     for (size_t i = 0; i < 2; i++) {
         x->mask = masks[i];
         const size_t scrub =
-            16384 + 2 * sizeof(struct mlkem_state) * (size_t)__builtin_popcount(masks[i]);
+            MLKEM_WIPE_BASE + MLKEM_WIPE_PER_REQ * (size_t)__builtin_popcount(masks[i]);
         run_mlkem_keygen(x);
         mlkem_needles(x, 1);
         snprintf(what, sizeof(what), "%s: mbc_mlkem_keygen_seed_mb8, lanes 0x%02x", impl, masks[i]);

@@ -12,16 +12,9 @@
 #include "../wipe.h"
 #include "mlkem_internal.h"
 
-/* WIPE_BASE, WIPE_PER_REQ: the stack scrub of a call of n requests,
- * WIPE_BASE + n WIPE_PER_REQ bytes: the work's frames (the matrix chunk,
- * the seeds, the hashing kernels' buffers) and its per-request states (a
- * variable-length array of n), with a margin (tests/test_wipe.c). */
-#define WIPE_BASE 16384
-#define WIPE_PER_REQ (2 * sizeof(struct mlkem_state))
-
 static size_t wipe_bytes(unsigned lane_mask)
 {
-    return WIPE_BASE + (size_t)__builtin_popcount(lane_mask & 0xFFu) * WIPE_PER_REQ;
+    return MLKEM_WIPE_BASE + (size_t)__builtin_popcount(lane_mask & 0xFFu) * MLKEM_WIPE_PER_REQ;
 }
 
 enum mlkem_op { OP_KEYGEN, OP_ENCAPS, OP_DECAPS };
@@ -115,8 +108,11 @@ static void mlkem_body(struct mbc_lanes *ln, const void *call, void *work)
  * (mbc_bench mlkem768 --concurrency 1,2,4,8, avx512 tier, Intel family 6
  * model 207): a batch of 8 gives 1.8x (decaps) to 2.2x (keygen) the rate
  * of 8 single calls, and a batch of 2 already 1.4x that of 2 singles: the
- * requests' SHAKE streams fill the 4- and 8-way Keccak groups, so no
- * request count is better served one by one. */
+ * requests' SHAKE streams fill the 4- and 8-way Keccak groups. Again on AMD
+ * family 26 model 2 (Zen 5), rdtsc per request of calls of n requests
+ * against n single calls, since single requests sample their matrix beside
+ * H(ek): avx512 1.14x (encaps, n = 2) to 1.99x (keygen, n = 8), avx2 1.00x
+ * (encaps, n = 2) to 1.6x: no request count is better served one by one. */
 static const struct mbc_kplan mlkem_plan = {.few_lanes = 0, .one_by_one = 0};
 
 /* mlkem_run: one _mb8 call: lane checks, plan, body, finish. overlaps_checked:

@@ -23,8 +23,6 @@
 #define K4(name) name##_avx2
 #endif
 
-#define SAMPLE_BLOCKS 3
-
 #include "zetas_avx2.h"
 
 /* load24: bytes p[0..11] in the low 128-bit half, p[12..23] in the high
@@ -162,7 +160,7 @@ static inline const struct kway *kway_for(unsigned m)
 
 void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
 {
-    uint8_t buf[MAX_WAYS][SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+    uint8_t buf[MAX_WAYS][MLKEM_SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
     int16_t spare[MLKEM_N];
     uint8_t *bp[MAX_WAYS];
     for (unsigned i = 0; i < MAX_WAYS; i++) {
@@ -180,7 +178,7 @@ void K4(mbc_mlkem_sample_ntt)(int16_t *const out[], const uint8_t (*seed)[34], u
         }
         union kstate k;
         kw->absorb(&k, MBC_SHAKE128_RATE, in, 34, 0x1F);
-        kw->squeeze(&k, bp, SAMPLE_BLOCKS);
+        kw->squeeze(&k, bp, MLKEM_SAMPLE_BLOCKS);
         unsigned done[MAX_WAYS], all = 1;
         for (unsigned i = 0; i < w; i++) {
             done[i] = K4(mbc_mlkem_rej)(dst[i], 0, buf[i], sizeof(buf[i]));

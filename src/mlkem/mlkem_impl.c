@@ -2,18 +2,15 @@
  * mlkem_impl.c - the ML-KEM implementations, their selection, and the
  * portable hashing kernels (one SHAKE stream at a time).
  */
+#include <string.h>
+
 #include "../hash/keccak.h"
 #include "mlkem_internal.h"
-
-/* SAMPLE_BLOCKS: the SHAKE128 blocks squeezed before the first rejection
- * pass: 504 bytes give 336 candidates, of which 256 pass (each with
- * probability q / 4096) almost always; more blocks follow when not. */
-#define SAMPLE_BLOCKS 3
 
 void mbc_mlkem_sample_ntt_c(int16_t *const out[], const uint8_t (*seed)[34], unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
-        uint8_t buf[SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+        uint8_t buf[MLKEM_SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
         struct mbc_keccak k;
         mbc_keccak_init(&k, MBC_SHAKE128_RATE);
         mbc_keccak_absorb(&k, seed[i], 34);
@@ -38,6 +35,151 @@ void mbc_mlkem_sample_cbd_c(int16_t *const out[], const uint8_t (*seed)[33], uns
     mbc_memzero(buf, sizeof(buf));
 }
 
+/*
+ * The lane engine of mbc_mlkem_sample_mixed: the impl's permutation of
+ * ways states (transposed: word j of lane i at s[ways j + i]), each lane
+ * one sponge at a time. A hash task's blocks are xored into its lane one a
+ * permutation, its output read after its last; a matrix entry absorbs its
+ * seed in one block, then collects MLKEM_SAMPLE_BLOCKS squeezed blocks before
+ * its first rejection pass and one block a pass after (the stream cut at
+ * block edges, which hold whole 3-byte groups, gives mbc_mlkem_rej's
+ * values). A lane that finishes takes the next task, else the next entry.
+ * Only lengths and the entries' public streams decide the flow.
+ */
+enum { LANE_IDLE, LANE_TASK, LANE_ENTRY };
+struct mixed_lane {
+    unsigned kind, idx, got, done;
+    size_t blk, nblk;
+};
+
+/* lane_word: word j of lane i of the ways states at s. */
+#define LANE_WORD(s, ways, i, j) ((s)[(size_t)(ways) * (j) + (i)])
+
+/* task_block: block l->blk of task t's padded input xored into lane i:
+ * whole words from the input, the last partial block through a padded
+ * copy. */
+static void task_block(uint64_t *s, unsigned ways, unsigned i, unsigned rate,
+                       const struct mbc_hash_task *t, const struct mixed_lane *l)
+{
+    const size_t off = l->blk * rate;
+    const uint8_t *in = t->in + off;
+    if (l->blk + 1 < l->nblk) {
+        for (unsigned j = 0; j < rate / 8; j++) {
+            uint64_t w;
+            memcpy(&w, in + 8 * j, 8);
+            LANE_WORD(s, ways, i, j) ^= w;
+        }
+        return;
+    }
+    uint8_t block[200] = {0};
+    const size_t take = t->len - off;
+    memcpy(block, in, take);
+    block[take] ^= t->dom;
+    block[rate - 1] ^= 0x80;
+    for (unsigned j = 0; j < rate / 8; j++) {
+        uint64_t w;
+        memcpy(&w, block + 8 * j, 8);
+        LANE_WORD(s, ways, i, j) ^= w;
+    }
+    mbc_memzero(block, sizeof(block));
+}
+
+/* lane_start: lane i's next sponge, zeroed and given its first block:
+ * task *nt (tasks rate bytes a block), else entry *ne (its 34-byte seed,
+ * SHAKE128's padding), else idle. */
+static void lane_start(uint64_t *s, unsigned ways, unsigned i, unsigned rate, struct mixed_lane *l,
+                       const struct mbc_hash_task *t, unsigned n, unsigned *nt,
+                       const uint8_t (*seed)[34], unsigned m, unsigned *ne)
+{
+    for (unsigned j = 0; j < 25; j++) {
+        LANE_WORD(s, ways, i, j) = 0;
+    }
+    *l = (struct mixed_lane){LANE_IDLE, 0, 0, 0, 0, 0};
+    if (*nt < n) {
+        l->kind = LANE_TASK;
+        l->idx = (*nt)++;
+        l->nblk = 1;
+        for (size_t rem = t[l->idx].len; rem >= rate; rem -= rate) {
+            l->nblk++; /* len / rate + 1, without division */
+        }
+        task_block(s, ways, i, rate, &t[l->idx], l);
+    } else if (*ne < m) {
+        l->kind = LANE_ENTRY;
+        l->idx = (*ne)++;
+        const uint8_t *sd = seed[l->idx];
+        for (unsigned j = 0; j < 4; j++) {
+            memcpy(&LANE_WORD(s, ways, i, j), sd + 8 * j, 8);
+        }
+        LANE_WORD(s, ways, i, 4) = (uint64_t)sd[32] | (uint64_t)sd[33] << 8 | 0x1Full << 16;
+        LANE_WORD(s, ways, i, MBC_SHAKE128_RATE / 8 - 1) = 0x80ull << 56;
+    }
+}
+
+void mbc_mlkem_sample_mixed(const struct mbc_mlkem_impl *impl, const struct mbc_hash_task *t,
+                            unsigned n, unsigned rate, int16_t *const out[],
+                            const uint8_t (*seed)[34], unsigned m)
+{
+    MBC_ALIGN64 uint64_t s[25 * MLKEM_MAX_WAYS];
+    uint8_t buf[MLKEM_MAX_WAYS][MLKEM_SAMPLE_BLOCKS * MBC_SHAKE128_RATE];
+    struct mixed_lane lane[MLKEM_MAX_WAYS];
+    const unsigned ways = impl->ways;
+    unsigned nt = 0, ne = 0, busy = 0;
+    for (unsigned i = 0; i < ways; i++) {
+        lane_start(s, ways, i, rate, &lane[i], t, n, &nt, seed, m, &ne);
+        busy += lane[i].kind != LANE_IDLE;
+    }
+    while (busy != 0) {
+        impl->permute(s);
+        busy = 0;
+        for (unsigned i = 0; i < ways; i++) {
+            struct mixed_lane *l = &lane[i];
+            int fin = 0;
+            if (l->kind == LANE_TASK) {
+                if (++l->blk == l->nblk) {
+                    uint64_t o[25];
+                    for (size_t j = 0; j < (t[l->idx].out_len + 7) / 8; j++) {
+                        o[j] = LANE_WORD(s, ways, i, j);
+                    }
+                    memcpy(t[l->idx].out, o, t[l->idx].out_len);
+                    mbc_memzero(o, sizeof(o));
+                    fin = 1;
+                } else {
+                    task_block(s, ways, i, rate, &t[l->idx], l);
+                }
+            } else if (l->kind == LANE_ENTRY) {
+                uint8_t *b = buf[i] + l->got;
+                for (unsigned j = 0; j < MBC_SHAKE128_RATE / 8; j++) {
+                    memcpy(b + 8 * j, &LANE_WORD(s, ways, i, j), 8);
+                }
+                l->got += MBC_SHAKE128_RATE;
+                if (l->got == sizeof(buf[i]) || l->done != 0) {
+                    l->done = impl->rej(out[l->idx], l->done, buf[i], l->got);
+                    l->got = 0;
+                    fin = l->done == MLKEM_N;
+                }
+            }
+            if (fin) {
+                lane_start(s, ways, i, rate, l, t, n, &nt, seed, m, &ne);
+            }
+            busy += l->kind != LANE_IDLE;
+        }
+    }
+    mbc_memzero(s, sizeof(s));
+}
+
+#if MBC_HAVE_AVX2
+static void permute4(uint64_t *s)
+{
+    mbc_keccak4_f1600_avx2((uint64_t(*)[4])s);
+}
+#endif
+#if MBC_HAVE_AVX512
+static void permute8(uint64_t *s)
+{
+    mbc_keccak8_f1600_avx512((uint64_t(*)[8])s);
+}
+#endif
+
 /* MLKEM_FAST_OPS: what the vector tiers were measured to run faster than
  * OpenSSL 3.5 (README: 8-lane calls 3.4x to 11x, single calls 2.8x to
  * 4.9x, every operation). The portable tier claims none (its encaps and
@@ -61,6 +203,9 @@ const struct mbc_mlkem_impl mbc_mlkem_impl_c = {
     .encode12 = mbc_mlkem_encode12,
     .decode12 = mbc_mlkem_decode12,
     .decode_decompress = mbc_mlkem_decode_decompress,
+    .ways = 1,
+    .permute = mbc_keccak_f1600,
+    .rej = mbc_mlkem_rej,
 };
 
 #if MBC_HAVE_AVX2
@@ -86,6 +231,9 @@ static const struct mbc_mlkem_impl mlkem_avx2 = {
     .encode12 = mbc_mlkem_encode12_avx2,
     .decode12 = mbc_mlkem_decode12_avx2,
     .decode_decompress = mbc_mlkem_decode_decompress_avx2,
+    .ways = 4,
+    .permute = permute4,
+    .rej = mbc_mlkem_rej_avx2,
 };
 #endif
 
@@ -112,6 +260,9 @@ static const struct mbc_mlkem_impl mlkem_avx512 = {
     .encode12 = mbc_mlkem_encode12_avx512,
     .decode12 = mbc_mlkem_decode12_avx512,
     .decode_decompress = mbc_mlkem_decode_decompress_avx512,
+    .ways = 8,
+    .permute = permute8,
+    .rej = mbc_mlkem_rej_avx512,
 };
 #endif
 

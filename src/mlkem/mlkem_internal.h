@@ -23,6 +23,15 @@
 #define MLKEM_N 256
 #define MLKEM_Q 3329
 #define MLKEM_MAXK 4
+/* MLKEM_SAMPLE_BLOCKS: the SHAKE128 blocks squeezed for a matrix entry
+ * before the first rejection pass: 504 bytes give 336 candidates, of which
+ * 256 pass (each with probability q / 4096) almost always; more blocks
+ * follow when not. */
+#define MLKEM_SAMPLE_BLOCKS 3
+/* MLKEM_MAT_PRE: at most this many matrix entries sampled beside a call's
+ * long hash tasks (mlkem.c's mat_prefill; a lone ML-KEM-1024 request's 16),
+ * kept on the stack until the vector they multiply is known. */
+#define MLKEM_MAT_PRE 16
 
 /* mlkem_params: one parameter set (FIPS 203 table 2) and its sizes. */
 struct mlkem_params {
@@ -117,7 +126,28 @@ struct mbc_mlkem_impl {
     void (*encode12)(uint8_t out[384], const int16_t a[MLKEM_N]);
     int (*decode12)(int16_t a[MLKEM_N], const uint8_t in[384]);
     void (*decode_decompress)(int16_t a[MLKEM_N], const uint8_t *in, unsigned d);
+    /* mbc_mlkem_sample_mixed's lanes: the Keccak-f[1600] of ways states
+     * side by side (word j of state i at s[ways j + i]; ways <=
+     * MLKEM_MAX_WAYS) and the rejection pass (mbc_mlkem_rej's results) */
+    unsigned ways;
+    void (*permute)(uint64_t *s);
+    unsigned (*rej)(int16_t a[MLKEM_N], unsigned done, const uint8_t *buf, size_t len);
 };
+
+#define MLKEM_MAX_WAYS 8
+
+/*
+ * mbc_mlkem_sample_mixed: the n hash tasks t (keccak.h's; one rate) and the
+ * m matrix entries out[i] = SampleNTT(seed[i]) together, on impl's
+ * permutation, a sponge a lane: a lane whose sponge is done takes the next
+ * task, then the next entry. So entries run in the lanes that long tasks
+ * (H(ek), J(z || c): 9 blocks each) leave idle, and no lane waits for the
+ * slowest entry of its group. The tasks may be secret; the entries'
+ * streams (public) decide the number of permutations.
+ */
+void mbc_mlkem_sample_mixed(const struct mbc_mlkem_impl *impl, const struct mbc_hash_task *t,
+                            unsigned n, unsigned rate, int16_t *const out[],
+                            const uint8_t (*seed)[34], unsigned m);
 
 extern const struct mbc_mlkem_impl mbc_mlkem_impl_c;
 extern const struct mbc_impl_table mbc_mlkem_impl_table;
@@ -192,13 +222,23 @@ struct mlkem_state {
     int16_t b[MLKEM_MAXK][MLKEM_N];
     int16_t c[MLKEM_N];
     int16_t d[MLKEM_N];
-    uint8_t rk[64];        /* (K, r) = G(m || H(ek)), or (rho, sigma) */
-    uint8_t m[32];         /* the message, or keygen's z */
-    uint8_t h[32];         /* H(ek) */
-    uint8_t rho[32];       /* the matrix seed */
-    uint8_t ct[32 + 1568]; /* decaps: z || c for J, then the re-encryption */
-    uint8_t in[64];        /* the input of G */
+    int16_t e[MLKEM_MAXK + 1][MLKEM_N]; /* the noise: keygen's e, encryption's e1, e2 */
+    uint8_t rk[64];                     /* (K, r) = G(m || H(ek)), or (rho, sigma) */
+    uint8_t m[32];                      /* the message, or keygen's z */
+    uint8_t h[32];                      /* H(ek) */
+    uint8_t rho[32];                    /* the matrix seed */
+    uint8_t ct[32 + 1568];              /* decaps: z || c for J, then the re-encryption */
+    uint8_t in[64];                     /* the input of G */
 };
+
+/* MLKEM_WIPE_BASE, MLKEM_WIPE_PER_REQ: the stack scrub of a call of n
+ * requests (mlkem_api.c; tests/test_wipe.c checks it), MLKEM_WIPE_BASE + n
+ * MLKEM_WIPE_PER_REQ bytes: the work's frames (the matrix chunk, the
+ * entries sampled beside the hash tasks, the seeds, the hashing kernels'
+ * buffers) and its per-request states (a variable-length array of n),
+ * with a margin. */
+#define MLKEM_WIPE_BASE (16384 + MLKEM_MAT_PRE * MLKEM_N * sizeof(int16_t))
+#define MLKEM_WIPE_PER_REQ (2 * sizeof(struct mlkem_state))
 
 /* mbc_mlkem_keygen_batch: the key pairs of the n seeds (FIPS 203
  * algorithms 16 and 13). */
