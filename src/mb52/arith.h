@@ -302,16 +302,22 @@ MB52_INLINE void mb52_wide_k(mb52_row *r, const mb52_row *a, const mb52_row *b, 
                     acc[j + 1] = v_madd52hi(acc[j + 1], aj, bi);
                 }
             }
-            /* column i is complete: its quotient, then part 0 of m */
+            /* column i is complete: its quotient, then part 0 of m. The
+             * low half of m_0 y is not computed: column i plus it is a
+             * multiple of 2^52 (that is what y is for), so its carry is
+             * (column + 2^52 - 1) >> 52, an add instead of a multiply-add
+             * on the chain from y_i to y_(i+1). */
             const vec y = v_madd52lo(zero, acc[0], m0inv);
             v_store(ys[i], y);
+            carry = v_srl52(v_add(acc[0], v_set1(MB52_MASK)));
             MB52_UNROLL
             for (unsigned j = 0; j < g; j++) {
                 const vec mj = v_load(m[j]);
-                acc[j] = v_madd52lo(acc[j], mj, y);
+                if (j >= 1) {
+                    acc[j] = v_madd52lo(acc[j], mj, y);
+                }
                 acc[j + 1] = v_madd52hi(acc[j + 1], mj, y);
             }
-            carry = v_srl52(acc[0]); /* column i is 0 mod 2^52 now */
         } else {
             res[i - k] = acc[0]; /* result column, complete */
         }
@@ -509,23 +515,96 @@ MB52_INLINE vec mb52_window(const mb52_row *e, unsigned ke, unsigned pos, unsign
     return v_and(w, v_set1((1ull << width) - 1));
 }
 
-/* mb52_lookup: r = table[idx] per lane, reading every entry (entries are k
- * rows each, n entries). idx is secret; no address depends on it. */
-MB52_INLINE void mb52_lookup(mb52_row *r, const mb52_row *table, unsigned n, vec idx, unsigned k)
+/*
+ * Lookup tables of n entries of k rows each (n <= MB52_LOOKUP_MAX), stored
+ * in blocks of rows: the rows j0..j0+nb-1 of every entry (nb =
+ * mb52_lookup_block(k), the last block shorter when nb does not divide k)
+ * lie together, entry after entry, at table + j0 n. mb52_lookup scans one
+ * block of all entries at a time, its nb accumulators in registers (with k
+ * unknown at compile time, one pass of k accumulators kept them on the
+ * stack: a load and a store per row and entry besides the entry's load),
+ * and reads the table in address order, as the prefetchers like when it
+ * does not fit the L1 cache. RSA-2048's 32 entries of 20 rows on Zen 5:
+ * 448 TSC cycles a lookup before, 305 in one block of 20.
+ */
+#define MB52_LOOKUP_MAX 64
+#define MB52_LOOKUP_BLOCK 20
+
+/* mb52_lookup_block: the rows per block of a table of k-row entries. */
+MB52_INLINE unsigned mb52_lookup_block(unsigned k)
 {
-    vec acc[MB52_MAX_DIGITS];
-    for (unsigned j = 0; j < k; j++) {
+    return k % MB52_LOOKUP_BLOCK == 0 ? MB52_LOOKUP_BLOCK : MB52_LOOKUP_BLOCK / 2;
+}
+
+/* mb52_table_put / mb52_table_get: entry t (public) of a table of n
+ * entries of k rows, from / into the k rows a. */
+MB52_INLINE void mb52_table_put(mb52_row *table, unsigned n, unsigned t, const mb52_row *a,
+                                unsigned k)
+{
+    const unsigned nb = mb52_lookup_block(k);
+    for (unsigned j0 = 0; j0 < k; j0 += nb) {
+        const unsigned len = k - j0 < nb ? k - j0 : nb;
+        mb52_row *dst = table + (size_t)j0 * n + (size_t)t * len;
+        for (unsigned j = 0; j < len; j++) {
+            v_store(dst[j], v_load(a[j0 + j]));
+        }
+    }
+}
+
+MB52_INLINE void mb52_table_get(mb52_row *a, const mb52_row *table, unsigned n, unsigned t,
+                                unsigned k)
+{
+    const unsigned nb = mb52_lookup_block(k);
+    for (unsigned j0 = 0; j0 < k; j0 += nb) {
+        const unsigned len = k - j0 < nb ? k - j0 : nb;
+        const mb52_row *src = table + (size_t)j0 * n + (size_t)t * len;
+        for (unsigned j = 0; j < len; j++) {
+            v_store(a[j0 + j], v_load(src[j]));
+        }
+    }
+}
+
+/* mb52_lookup_rows: one block of nb <= MB52_LOOKUP_BLOCK rows: r[j] =
+ * block[t nb + j] for the entry t whose mask hit[t] is set, per lane. */
+MB52_INLINE void mb52_lookup_rows(mb52_row *r, const mb52_row *block, unsigned n, const vmask *hit,
+                                  unsigned nb)
+{
+    vec acc[MB52_LOOKUP_BLOCK];
+    MB52_UNROLL
+    for (unsigned j = 0; j < MB52_LOOKUP_BLOCK; j++) {
         acc[j] = v_zero();
     }
     for (unsigned t = 0; t < n; t++) {
-        const vmask hit = v_eq(idx, v_set1(t));
-        const mb52_row *entry = table + (size_t)t * k;
-        for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_blend(hit, acc[j], v_load(entry[j]));
+        const mb52_row *entry = block + (size_t)t * nb;
+        MB52_UNROLL
+        for (unsigned j = 0; j < nb; j++) {
+            acc[j] = v_blend(hit[t], acc[j], v_load(entry[j]));
         }
     }
-    for (unsigned j = 0; j < k; j++) {
+    MB52_UNROLL
+    for (unsigned j = 0; j < nb; j++) {
         v_store(r[j], acc[j]);
+    }
+}
+
+/* mb52_lookup: r = table[idx] per lane (a table of mb52_table_put),
+ * reading every entry. idx is secret; no address depends on it. */
+MB52_INLINE void mb52_lookup(mb52_row *r, const mb52_row *table, unsigned n, vec idx, unsigned k)
+{
+    vmask hit[MB52_LOOKUP_MAX];
+    for (unsigned t = 0; t < n; t++) {
+        hit[t] = v_eq(idx, v_set1(t));
+    }
+    const unsigned nb = mb52_lookup_block(k);
+    for (unsigned j0 = 0; j0 < k; j0 += nb) {
+        const mb52_row *block = table + (size_t)j0 * n;
+        if (nb == MB52_LOOKUP_BLOCK) {
+            mb52_lookup_rows(r + j0, block, n, hit, MB52_LOOKUP_BLOCK);
+        } else if (k - j0 >= MB52_LOOKUP_BLOCK / 2) {
+            mb52_lookup_rows(r + j0, block, n, hit, MB52_LOOKUP_BLOCK / 2);
+        } else {
+            mb52_lookup_rows(r + j0, block, n, hit, k - j0);
+        }
     }
 }
 

@@ -92,16 +92,19 @@ static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md, c
     mb52_row *table = scratch;
     mb52_row *w = scratch + (size_t)nt * k;
 
-    mb52_copy(table, md->r1, k);
-    mb52_copy(table + k, x, k);
+    /* table[i] = x^i R (the layout of mb52_table_put), each entry made in w:
+     * the square of entry i / 2 or, for odd i, entry i - 1 (still in w)
+     * times x */
+    mb52_table_put(table, nt, 0, md->r1, k);
+    mb52_table_put(table, nt, 1, x, k);
     for (unsigned i = 2; i < nt; i++) {
-        mb52_row *ti = table + (size_t)i * k;
         if (i % 2 == 0) {
-            mb52_row *half = table + (size_t)(i / 2) * k;
-            ops->sqr(ti, half, md->m, m0);
+            mb52_table_get(w, table, nt, i / 2, k);
+            ops->sqr(w, w, md->m, m0);
         } else {
-            ops->mul(ti, table + (size_t)(i - 1) * k, x, md->m, m0);
+            ops->mul(w, w, x, md->m, m0);
         }
+        mb52_table_put(table, nt, i, w, k);
     }
 
     const unsigned nwin = (d_bits + RSA_WIN - 1) / RSA_WIN;
