@@ -1002,10 +1002,10 @@ MBC_API mbc_err mbc_mlkem_decaps(mbc_mlkem_param param, uint8_t ss[MBC_MLKEM_SS_
  * batches and runs the class's kernel on the caller's thread: at once when
  * the class has a full batch, on mbc_mgr_flush(), or on mbc_mgr_poll() once
  * the oldest job of a partial batch has waited max_wait_us. A full batch is
- * 8 jobs for RSA public, every EC operation, X25519 derive and X25519
- * keygen, and 4 for RSA private (4 requests already fill all 8 lanes: each
- * one's two CRT halves run side by side). A lone job runs on the library's
- * fastest single-request path.
+ * 8 jobs for RSA public, every EC operation, every X25519 operation and
+ * every ML-KEM-768 one, and 4 for RSA private (4 requests already fill all
+ * 8 lanes: each one's two CRT halves run side by side). A lone job runs on
+ * the library's fastest single-request path.
  *
  * Threads: a manager belongs to one thread at a time (no locks inside); use
  * one manager per thread. Key objects may be shared by any number of
@@ -1070,7 +1070,19 @@ typedef enum mbc_job_op {
      * ciphertext, in_len == 1088; in2: the decapsulation key, in2_len ==
      * 2400; out: the shared secret, out_len >= 32. A dk failing the hash
      * check completes with MBC_ERR_BAD_PARAM. */
-    MBC_OP_MLKEM768_DECAPS = 12
+    MBC_OP_MLKEM768_DECAPS = 12,
+    /* out = X25519(in, 9), the public key of the private scalar in
+     * (mbc_x25519_public_key; the fixed-base method of key generation). No
+     * key. in_len == 32; out_len >= 32. With MBC_OP_X25519_DERIVE on the
+     * same scalar, an ephemeral exchange whose two requests do not wait for
+     * each other. */
+    MBC_OP_X25519_PUBLIC_KEY = 13,
+    /* The ML-KEM-768 key pair of a given seed (mbc_mlkem_keygen_seed). No
+     * key. in: the seed d || z, in_len == 64; out: the encapsulation key,
+     * out_len >= 1184; out2: the decapsulation key, out2_len >= 2400. For a
+     * caller that keeps the seed of its key (drawn from its own random
+     * source). */
+    MBC_OP_MLKEM768_KEYGEN_SEED = 14
 } mbc_job_op;
 
 /*

@@ -168,9 +168,10 @@ static void test_impl_info(void **state)
         {MBC_ALG_GCM, 1u << 0},
         {MBC_ALG_EC, 1u << MBC_OP_ECDSA_SIGN | 1u << MBC_OP_ECDSA_VERIFY | 1u << MBC_OP_ECDH |
                          1u << MBC_OP_EC_KEYGEN_P256 | 1u << MBC_OP_EC_KEYGEN_P384},
-        {MBC_ALG_X25519, 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN},
-        {MBC_ALG_MLKEM, 1u << MBC_OP_MLKEM768_KEYGEN | 1u << MBC_OP_MLKEM768_ENCAPS |
-                            1u << MBC_OP_MLKEM768_DECAPS},
+        {MBC_ALG_X25519,
+         1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN | 1u << MBC_OP_X25519_PUBLIC_KEY},
+        {MBC_ALG_MLKEM, 1u << MBC_OP_MLKEM768_KEYGEN | 1u << MBC_OP_MLKEM768_KEYGEN_SEED |
+                            1u << MBC_OP_MLKEM768_ENCAPS | 1u << MBC_OP_MLKEM768_DECAPS},
     };
     const uint64_t all = mbc_cpu_restrict(~0ull);
     for (int pass = 0; pass < 2; pass++) {

@@ -21,6 +21,7 @@
 #define DK MBC_MLKEM768_DK_LEN
 #define CT MBC_MLKEM768_CT_LEN
 #define SS MBC_MLKEM_SS_LEN
+#define SEED MBC_MLKEM_SEED_LEN
 
 static void begin(void **state)
 {
@@ -630,7 +631,8 @@ static void test_round_trip(void **state)
 }
 
 /* The manager's ML-KEM-768 classes: 8 key generations, 8 encapsulations
- * and 8 decapsulations batched, a lone job, a bad job alone. */
+ * and 8 decapsulations batched, a lone job, a bad job alone; 8 key pairs
+ * of given seeds batched and a lone one, each the single call's. */
 static void test_mgr(void **state)
 {
     begin(state);
@@ -678,6 +680,34 @@ static void test_mgr(void **state)
     for (int i = 0; i < 9; i++) {
         assert_memory_equal(ss[i], ss2[i], SS);
     }
+    static uint8_t seed[9][SEED];
+    for (int i = 0; i < 9; i++) {
+        for (int b = 0; b < SEED; b++) {
+            seed[i][b] = (uint8_t)(i * 31 + b * 7);
+        }
+        jobs[i] = (mbc_job){.op = MBC_OP_MLKEM768_KEYGEN_SEED,
+                            .in = seed[i],
+                            .in_len = SEED,
+                            .out = ek[i],
+                            .out_len = EK,
+                            .out2 = dk[i],
+                            .out2_len = DK};
+        assert_int_equal(mbc_mgr_submit(mgr, &jobs[i]), MBC_OK);
+        assert_int_equal(mbc_mgr_pending(mgr), i < 8 ? (size_t)(i + 1) % 8 : 1);
+    }
+    mbc_mgr_flush(mgr);
+    for (int i = 0; i < 9; i++) {
+        assert_ptr_equal(mbc_mgr_get_completed(mgr), &jobs[i]);
+        assert_int_equal(jobs[i].status, MBC_OK);
+        uint8_t e1[EK], d1[DK];
+        assert_int_equal(mbc_mlkem_keygen_seed(MBC_MLKEM_768, e1, d1, seed[i], SEED), MBC_OK);
+        assert_memory_equal(ek[i], e1, EK);
+        assert_memory_equal(dk[i], d1, DK);
+    }
+    jobs[0].in_len = SEED - 1;
+    assert_int_equal(mbc_mgr_submit(mgr, &jobs[0]), MBC_OK);
+    assert_ptr_equal(mbc_mgr_get_completed(mgr), &jobs[0]);
+    assert_int_equal(jobs[0].status, MBC_ERR_BAD_PARAM);
     mbc_job bad = {.op = MBC_OP_MLKEM768_DECAPS,
                    .in = ct[0],
                    .in_len = CT - 1,

@@ -1314,6 +1314,9 @@ static void set_job(struct xjob *x, mbc_job_op op, int req)
         x->job.in_len = LEN;
         x->job.in2 = p->u[req];
         x->job.in2_len = LEN;
+    } else if (op == MBC_OP_X25519_PUBLIC_KEY) {
+        x->job.in = p->k[req];
+        x->job.in_len = LEN;
     } else {
         x->job.out2 = x->out2;
         x->job.out2_len = LEN;
@@ -1332,6 +1335,12 @@ static void check_job(const struct xjob *x, const char *what)
         assert_int_equal(mbc_x25519(direct, p->k[x->req], p->u[x->req]), want);
         if (x->job.status != want || memcmp(x->out, direct, LEN) != 0) {
             fail_msg("%s: derive job %s", what, mbc_err_str(x->job.status));
+        }
+    } else if (x->job.op == MBC_OP_X25519_PUBLIC_KEY) {
+        uint8_t pub[LEN];
+        assert_int_equal(mbc_x25519_public_key(pub, p->k[x->req]), MBC_OK);
+        if (x->job.status != MBC_OK || memcmp(x->out, pub, LEN) != 0) {
+            fail_msg("%s: public key job %s", what, mbc_err_str(x->job.status));
         }
     } else {
         uint8_t pub[LEN];
@@ -1353,8 +1362,10 @@ static void test_manager(void **state)
     struct xjob *x = calloc(2 * MBC_LANES, sizeof(*x));
     assert_non_null(x);
     char what[96];
-    const mbc_job_op ops[2] = {MBC_OP_X25519_DERIVE, MBC_OP_X25519_KEYGEN};
-    for (int o = 0; o < 2; o++) {
+    enum { NOPS = 3 };
+    const mbc_job_op ops[NOPS] = {MBC_OP_X25519_DERIVE, MBC_OP_X25519_KEYGEN,
+                                  MBC_OP_X25519_PUBLIC_KEY};
+    for (int o = 0; o < NOPS; o++) {
         const int ci = mbc_class_find(ops[o], NULL);
         assert_true(ci >= 0);
         assert_int_equal(mbc_classes[ci].lanes, MBC_LANES);
@@ -1376,10 +1387,10 @@ static void test_manager(void **state)
             assert_null(mbc_mgr_get_completed(mgr));
         }
     }
-    /* both classes at once, interleaved with bad jobs that complete at once */
+    /* every class at once, interleaved with bad jobs that complete at once */
     enum { NBAD = 9 };
     for (unsigned i = 0; i < 2 * MBC_LANES; i++) {
-        set_job(&x[i], ops[i % 2], (int)(i % POOL));
+        set_job(&x[i], ops[i % NOPS], (int)(i % POOL));
     }
     struct xjob bad[NBAD];
     memset(bad, 0, sizeof(bad));
@@ -1436,7 +1447,7 @@ static void test_manager(void **state)
     const mbc_mgr_config sync = {0, MBC_MGR_SYNC};
     assert_int_equal(mbc_mgr_new(&mgr, &sync), MBC_OK);
     for (unsigned i = 0; i < 4; i++) {
-        set_job(&x[i], ops[i % 2], POOL - 1 - (int)i);
+        set_job(&x[i], ops[i % NOPS], POOL - 1 - (int)i);
         assert_int_equal(mbc_mgr_submit(mgr, &x[i].job), MBC_OK);
         assert_true(x[i].job.status != MBC_ERR_PENDING);
         assert_ptr_equal(mbc_mgr_get_completed(mgr), &x[i].job);

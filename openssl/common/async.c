@@ -1,28 +1,30 @@
 /*
- * async.c - mbo_run: one request through the calling thread's lane manager,
- * pausing the OpenSSL ASYNC job it runs in (see mbo.h for the contract).
+ * async.c - mbo_run_jobs: requests through the calling thread's lane
+ * manager, pausing the OpenSSL ASYNC job they run in (see mbo.h for the
+ * contract). The requests of one call (a hybrid's ML-KEM and X25519 parts)
+ * are submitted together and wait together: one pause for all of them.
  *
  * The wake logic in one place:
- *  1. submit to the thread's batch manager; a submit that fills its class
- *     runs the batch at once (then no pause);
+ *  1. submit to the thread's batch manager; submits that fill their classes
+ *     run those batches at once (when every request ran so: no pause);
  *  2. otherwise make the job's wait fd readable *now* and pause: the event
  *     loop sees the fd at its next poll and resumes the job after the other
  *     events of that round, whose requests join the same manager;
- *  3. on resume, read the fd back to empty; if the request has not run yet
+ *  3. on resume, read the fd back to empty; if a request has not run yet
  *     (nobody filled its class meanwhile), run the manager's partial batches:
- *     the request and every other one waiting in this thread.
+ *     the requests and every other one waiting in this thread.
  * So a lone request waits one round of the event loop (a poll that returns
  * at once), never a timer, and requests arriving in the same round batch.
  * With a max wait set (mbo_set_max_wait_us), step 3 pauses again instead of
  * running the batches until the request has waited that long.
  *
- * The lone-request rule (no max wait set): a pause whose request nobody
- * joined (no other request submitted on the thread while it waited) cost an
+ * The lone-request rule (no max wait set): a pause whose requests nobody
+ * joined (no other request submitted on the thread while they waited) cost an
  * event-loop round for nothing: in HAProxy about 50 us of server CPU per
  * pause, a tenth of a one-connection TLS handshake. After LONE_AFTER such
- * pauses in a row, a request that finds the thread's batch manager empty
- * runs at once (on the sync manager, as outside a job); every LONE_PROBE-th
- * of those pauses still, to learn whether requests meet again: one that
+ * pauses in a row, requests that find the thread's batch manager empty
+ * run at once (on the sync manager, as outside a job); every LONE_PROBE-th
+ * such call pauses still, to learn whether requests meet again: one that
  * meets another ends the streak, and every request pauses again.
  */
 #include <errno.h>
@@ -58,8 +60,8 @@ void mbo_set_lone_at_once(int on)
     lone.at_once = 0;
 }
 
-/* lone_run_at_once: whether a request about to be submitted to mgr (the
- * thread's batch manager, empty or not) runs at once instead. */
+/* lone_run_at_once: whether requests about to be submitted to mgr (the
+ * thread's batch manager, empty or not) run at once instead. */
 static int lone_run_at_once(mbc_mgr *mgr, uint32_t max_wait)
 {
     if (max_wait != 0 || !__atomic_load_n(&lone_at_once, __ATOMIC_RELAXED) ||
@@ -73,8 +75,8 @@ static int lone_run_at_once(mbc_mgr *mgr, uint32_t max_wait)
     return 1;
 }
 
-/* lone_note: a paused request completed; met: another request was
- * submitted on the thread while it waited. */
+/* lone_note: paused requests completed; met: another request was
+ * submitted on the thread while they waited. */
 static void lone_note(int met)
 {
     if (met) {
@@ -108,7 +110,7 @@ static uint64_t now_us(void)
 
 static int req_done(const struct mbo_req *r)
 {
-    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE) >= r->jobs;
 }
 
 size_t mbo_drain(mbc_mgr *mgr)
@@ -116,7 +118,7 @@ size_t mbo_drain(mbc_mgr *mgr)
     size_t n = 0;
     for (mbc_job *j; (j = mbc_mgr_get_completed(mgr)) != NULL; n++) {
         struct mbo_req *r = j->user_data;
-        __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&r->done, 1, __ATOMIC_RELEASE);
     }
     return n;
 }
@@ -185,31 +187,45 @@ static void clear_fd(ASYNC_JOB *aj)
 }
 
 /* A manager call, run by mbo_thread_call (on the thread's own stack inside
- * an ASYNC job). */
+ * an ASYNC job): n jobs submitted (0: flush); accepted: how many were. */
 struct call {
     mbc_mgr *mgr;
-    mbc_job *job; /* NULL: flush */
+    mbc_job *const *jobs;
+    size_t n, accepted;
     mbc_err err;
 };
 
 static void call_mgr(void *arg)
 {
     struct call *c = arg;
-    if (c->job != NULL) {
-        c->err = mbc_mgr_submit(c->mgr, c->job);
-    } else {
+    c->err = MBC_OK;
+    if (c->n == 0) {
         mbc_mgr_flush(c->mgr);
+    }
+    while (c->accepted < c->n) {
+        c->err = mbc_mgr_submit(c->mgr, c->jobs[c->accepted]);
+        if (c->err != MBC_OK) {
+            return;
+        }
+        c->accepted++;
     }
 }
 
-/* submit: mbc_mgr_submit(mgr, job), then the completed jobs drained. */
-static mbc_err submit(struct mbo_thread *t, mbc_mgr *mgr, mbc_job *job, int in_job)
+/* submit: the n jobs submitted to mgr in order, then the completed jobs
+ * drained (counted as batched only from the batch manager: the sync one
+ * ran each alone). req->jobs becomes the number accepted (the jobs after a
+ * refused one are not submitted); returns MBC_OK or the refusal's error. */
+static mbc_err submit(struct mbo_thread *t, mbc_mgr *mgr, mbc_job *const jobs[], size_t n,
+                      struct mbo_req *req, int in_job)
 {
-    struct call c = {mgr, job, MBC_ERR_NO_MEMORY};
+    struct call c = {mgr, jobs, n, 0, MBC_ERR_NO_MEMORY};
     if (!mbo_thread_call(t, call_mgr, &c, in_job)) {
-        return MBC_ERR_NO_MEMORY;
+        c.err = MBC_ERR_NO_MEMORY;
     }
-    if (c.err == MBC_OK) {
+    req->jobs = c.accepted;
+    if (mgr == mbo_thread_mgr(t, 1)) {
+        mbo_drain(mgr);
+    } else {
         drain_counted(mgr);
     }
     return c.err;
@@ -219,7 +235,7 @@ static mbc_err submit(struct mbo_thread *t, mbc_mgr *mgr, mbc_job *job, int in_j
  * submit to mgr on this thread (the stack is there). */
 static void flush(struct mbo_thread *t, mbc_mgr *mgr, int in_job)
 {
-    struct call c = {mgr, NULL, MBC_OK};
+    struct call c = {mgr, NULL, 0, 0, MBC_OK};
     mbo_thread_call(t, call_mgr, &c, in_job);
     drain_counted(mgr);
     mbo_count(MBO_CTR_ASYNC_FLUSHES, 1);
@@ -241,33 +257,50 @@ int mbo_batching(void)
     return aj != NULL && ASYNC_get_wait_ctx(aj) != NULL;
 }
 
-mbc_err mbo_run(mbc_job *job)
+/* status: the first error among the jobs' statuses, else MBC_OK. */
+static mbc_err status(mbc_job *const jobs[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i]->status != MBC_OK) {
+            return jobs[i]->status;
+        }
+    }
+    return MBC_OK;
+}
+
+/* at_once: the jobs on the sync manager (each runs as it is submitted). */
+static mbc_err at_once(struct mbo_thread *t, mbc_job *const jobs[], size_t n, struct mbo_req *req,
+                       int in_job)
+{
+    const mbc_err err = submit(t, mbo_thread_mgr(t, 1), jobs, n, req, in_job);
+    return err != MBC_OK ? err : status(jobs, n);
+}
+
+mbc_err mbo_run_jobs(mbc_job *const jobs[], size_t n)
 {
     struct mbo_thread *t = mbo_thread_get();
     if (t == NULL) {
         return MBC_ERR_NO_MEMORY;
     }
-    struct mbo_req req = {0};
-    job->user_data = &req;
+    struct mbo_req req = {0, n};
+    for (size_t i = 0; i < n; i++) {
+        jobs[i]->user_data = &req;
+    }
     ASYNC_JOB *aj = ASYNC_get_current_job();
     ASYNC_WAIT_CTX *ctx = aj != NULL ? ASYNC_get_wait_ctx(aj) : NULL;
     if (ctx == NULL) {
         /* No job, or no way to wake one: the single-request path now. */
-        const mbc_err err = submit(t, mbo_thread_mgr(t, 1), job, aj != NULL);
-        return err != MBC_OK ? err : job->status;
+        return at_once(t, jobs, n, &req, aj != NULL);
     }
     mbc_mgr *mgr = mbo_thread_mgr(t, 0);
     const uint32_t max_wait = mbo_max_wait_us();
     if (lone_run_at_once(mgr, max_wait)) {
-        mbo_count(MBO_CTR_ASYNC_AT_ONCE, 1);
-        const mbc_err err = submit(t, mbo_thread_mgr(t, 1), job, 1);
-        return err != MBC_OK ? err : job->status;
+        mbo_count(MBO_CTR_ASYNC_AT_ONCE, n);
+        return at_once(t, jobs, n, &req, 1);
     }
-    const uint64_t seq = ++lone.submits;
-    const mbc_err err = submit(t, mgr, job, 1);
-    if (err != MBC_OK) {
-        return err;
-    }
+    lone.submits += n;
+    const uint64_t seq = lone.submits;
+    const mbc_err err = submit(t, mgr, jobs, n, &req, 1);
     const uint64_t t0 = max_wait != 0 ? now_us() : 0;
     int waited = 0;
     while (!req_done(&req)) {
@@ -285,10 +318,10 @@ mbc_err mbo_run(mbc_job *job)
                 break;
             }
         }
-        /* Nothing filled the class meanwhile: run the partial batches, if
-         * this is still the thread whose manager holds the request (and it
-         * may wait no longer). A job resumed on another thread pauses again
-         * until that one runs it. */
+        /* Nothing filled the classes meanwhile: run the partial batches, if
+         * this is still the thread whose manager holds the requests (and
+         * they may wait no longer). A job resumed on another thread pauses
+         * again until that one runs them. */
         if (mbo_thread_get() == t) {
             if (paused && max_wait != 0 && now_us() - t0 < max_wait) {
                 continue;
@@ -304,5 +337,10 @@ mbc_err mbo_run(mbc_job *job)
     if (waited && mbo_thread_get() == t) {
         lone_note(lone.submits != seq);
     }
-    return job->status;
+    return err != MBC_OK ? err : status(jobs, n);
+}
+
+mbc_err mbo_run(mbc_job *job)
+{
+    return mbo_run_jobs(&job, 1);
 }

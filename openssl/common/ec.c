@@ -1,6 +1,7 @@
 /*
  * ec.c - P-256/P-384 ECDSA, ECDH and key generation, and X25519, each one
- * request through mbo_run (see mbo.h), counted.
+ * request through mbo_run (see mbo.h), counted; the requests a hybrid KEM
+ * runs together also as jobs for mbo_run_jobs (the _job builders).
  */
 #include "mbo_local.h"
 
@@ -86,27 +87,75 @@ mbc_err mbo_x25519_public_key(uint8_t out[MBC_X25519_LEN], const uint8_t scalar[
     return call(x25519_pub, &c);
 }
 
+void mbo_x25519_keygen_job(mbc_job *job, uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN])
+{
+    *job = (mbc_job){.op = MBC_OP_X25519_KEYGEN,
+                     .out = priv,
+                     .out_len = MBC_X25519_LEN,
+                     .out2 = pub,
+                     .out2_len = MBC_X25519_LEN};
+    mbo_count(MBO_CTR_X25519_KEYGEN, 1);
+}
+
+void mbo_x25519_public_key_job(mbc_job *job, uint8_t pub[MBC_X25519_LEN],
+                               const uint8_t priv[MBC_X25519_LEN])
+{
+    *job = (mbc_job){.op = MBC_OP_X25519_PUBLIC_KEY,
+                     .in = priv,
+                     .in_len = MBC_X25519_LEN,
+                     .out = pub,
+                     .out_len = MBC_X25519_LEN};
+    mbo_count(MBO_CTR_X25519_KEYGEN, 1);
+}
+
+void mbo_x25519_derive_job(mbc_job *job, uint8_t out[MBC_X25519_LEN],
+                           const uint8_t priv[MBC_X25519_LEN], const uint8_t peer[MBC_X25519_LEN])
+{
+    *job = (mbc_job){.op = MBC_OP_X25519_DERIVE,
+                     .in = priv,
+                     .in_len = MBC_X25519_LEN,
+                     .in2 = peer,
+                     .in2_len = MBC_X25519_LEN,
+                     .out = out,
+                     .out_len = MBC_X25519_LEN};
+    mbo_count(MBO_CTR_X25519_DERIVE, 1);
+}
+
+void mbo_ec_keygen_job(mbc_job *job, mbc_curve curve, uint8_t *d, uint8_t *point)
+{
+    *job = (mbc_job){.op = curve == MBC_CURVE_P256 ? MBC_OP_EC_KEYGEN_P256 : MBC_OP_EC_KEYGEN_P384,
+                     .out = d,
+                     .out_len = mbc_ec_scalar_len(curve),
+                     .out2 = point,
+                     .out2_len = mbc_ec_point_len(curve)};
+    mbo_count(MBO_CTR_EC_KEYGEN, 1);
+}
+
+void mbo_ecdh_job(mbc_job *job, const mbc_ec_priv_key *key, uint8_t *out, const uint8_t *peer,
+                  size_t peer_len)
+{
+    *job = (mbc_job){.op = MBC_OP_ECDH,
+                     .key = key,
+                     .in = peer,
+                     .in_len = peer_len,
+                     .out = out,
+                     .out_len = mbc_ec_scalar_len(mbc_ec_priv_key_curve(key))};
+    mbo_count(MBO_CTR_ECDH, 1);
+}
+
 mbc_err mbo_x25519_keygen(uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN])
 {
-    mbc_job job = {.op = MBC_OP_X25519_KEYGEN,
-                   .out = priv,
-                   .out_len = MBC_X25519_LEN,
-                   .out2 = pub,
-                   .out2_len = MBC_X25519_LEN};
-    return run(MBO_CTR_X25519_KEYGEN, &job);
+    mbc_job job;
+    mbo_x25519_keygen_job(&job, priv, pub);
+    return mbo_run(&job);
 }
 
 mbc_err mbo_x25519_derive(uint8_t out[MBC_X25519_LEN], const uint8_t priv[MBC_X25519_LEN],
                           const uint8_t peer[MBC_X25519_LEN])
 {
-    mbc_job job = {.op = MBC_OP_X25519_DERIVE,
-                   .in = priv,
-                   .in_len = MBC_X25519_LEN,
-                   .in2 = peer,
-                   .in2_len = MBC_X25519_LEN,
-                   .out = out,
-                   .out_len = MBC_X25519_LEN};
-    return run(MBO_CTR_X25519_DERIVE, &job);
+    mbc_job job;
+    mbo_x25519_derive_job(&job, out, priv, peer);
+    return mbo_run(&job);
 }
 
 mbc_err mbo_ec_keygen(mbc_curve curve, uint8_t *d, uint8_t *point)
@@ -114,23 +163,16 @@ mbc_err mbo_ec_keygen(mbc_curve curve, uint8_t *d, uint8_t *point)
     if (mbc_ec_scalar_len(curve) == 0) {
         return MBC_ERR_BAD_PARAM;
     }
-    mbc_job job = {.op = curve == MBC_CURVE_P256 ? MBC_OP_EC_KEYGEN_P256 : MBC_OP_EC_KEYGEN_P384,
-                   .out = d,
-                   .out_len = mbc_ec_scalar_len(curve),
-                   .out2 = point,
-                   .out2_len = mbc_ec_point_len(curve)};
-    return run(MBO_CTR_EC_KEYGEN, &job);
+    mbc_job job;
+    mbo_ec_keygen_job(&job, curve, d, point);
+    return mbo_run(&job);
 }
 
 mbc_err mbo_ecdh(const mbc_ec_priv_key *key, uint8_t *out, const uint8_t *peer, size_t peer_len)
 {
-    mbc_job job = {.op = MBC_OP_ECDH,
-                   .key = key,
-                   .in = peer,
-                   .in_len = peer_len,
-                   .out = out,
-                   .out_len = mbc_ec_scalar_len(mbc_ec_priv_key_curve(key))};
-    return run(MBO_CTR_ECDH, &job);
+    mbc_job job;
+    mbo_ecdh_job(&job, key, out, peer, peer_len);
+    return mbo_run(&job);
 }
 
 mbc_err mbo_ecdsa_sign(const mbc_ec_priv_key *key, uint8_t *sig, const uint8_t *dgst, size_t dlen)

@@ -5,13 +5,15 @@
  *
  *  - thread.c    one pair of lane managers per thread, created on first use,
  *                freed at thread exit, at mbo_fini() and in a forked child
- *  - async.c     mbo_run(): a job through the thread's manager; inside an
- *                OpenSSL ASYNC job it pauses with a wait fd
+ *  - async.c     mbo_run(), mbo_run_jobs(): jobs through the thread's
+ *                manager; inside an OpenSSL ASYNC job they pause with a
+ *                wait fd, together
  *  - policy.c    which families are served (the "serve" setting)
  *  - counters.c  operation counters, optionally in a shared file
  *  - rsa.c       RSA key objects from BIGNUMs
  *  - ec.c        P-256/P-384 ECDSA, ECDH and key generation, X25519, through
- *                mbo_run
+ *                mbo_run (and as jobs for mbo_run_jobs)
+ *  - mlkem.c     ML-KEM-768 jobs
  *  - gcm.c       AES-GCM as OpenSSL drives a cipher, TLS record modes included
  *
  * Every function is thread safe unless its comment says otherwise.
@@ -225,6 +227,20 @@ size_t mbo_threads_live(void);
  * wait context or its fd.
  */
 mbc_err mbo_run(mbc_job *job);
+
+/*
+ * mbo_run_jobs: the n jobs (set as for mbo_run) as one call of mbo_run:
+ * submitted together, in order, and waited for together, so inside an
+ * ASYNC job they cost one pause (none when their submits filled every
+ * class they joined), not one each; with the lone-request rule they all
+ * run at once or all pause. The jobs must not depend on each other's
+ * outputs. Returns the first error of the jobs in their order (each job's
+ * own status is in it), MBC_OK when every one succeeded; MBC_ERR_NO_MEMORY
+ * when no thread state or stack could be had (no job run). Counted as
+ * mbo_run's: async-pauses counts pauses (one per call here), async-at-once
+ * requests.
+ */
+mbc_err mbo_run_jobs(mbc_job *const jobs[], size_t n);
 
 /*
  * mbo_call: fn(arg) on a stack big enough for mbcrypto's code: inside an
@@ -450,21 +466,38 @@ mbc_err mbo_ecdsa_sign(const mbc_ec_priv_key *key, uint8_t *sig, const uint8_t *
 mbc_err mbo_ecdsa_verify(const mbc_ec_pub_key *key, const uint8_t *sig, const uint8_t *dgst,
                          size_t dlen);
 
+/*
+ * The jobs of mbo_x25519_keygen, mbo_x25519_derive, mbo_ec_keygen (curve
+ * P-256 or P-384) and mbo_ecdh, filled in for mbo_run_jobs (and counted as
+ * those are), and mbo_x25519_public_key_job: the public key of priv as a
+ * lane-manager request (MBC_OP_X25519_PUBLIC_KEY, counted as a key pair):
+ * with a derive job on the same priv, an ephemeral exchange in one round.
+ */
+void mbo_x25519_keygen_job(mbc_job *job, uint8_t priv[MBC_X25519_LEN], uint8_t pub[MBC_X25519_LEN]);
+void mbo_x25519_public_key_job(mbc_job *job, uint8_t pub[MBC_X25519_LEN],
+                               const uint8_t priv[MBC_X25519_LEN]);
+void mbo_x25519_derive_job(mbc_job *job, uint8_t out[MBC_X25519_LEN],
+                           const uint8_t priv[MBC_X25519_LEN], const uint8_t peer[MBC_X25519_LEN]);
+void mbo_ec_keygen_job(mbc_job *job, mbc_curve curve, uint8_t *d, uint8_t *point);
+void mbo_ecdh_job(mbc_job *job, const mbc_ec_priv_key *key, uint8_t *out, const uint8_t *peer,
+                  size_t peer_len);
+
 /* ---------------------------------------------------------------- ML-KEM */
 
 /*
- * ML-KEM-768 (mlkem.c), counted. mbo_mlkem768_keygen, _encaps, _decaps:
- * through mbo_run (batched inside an ASYNC job), random seed and m from
- * the operating system; the sizes are MBC_MLKEM768_*_LEN. An ek failing the
- * modulus check or a dk failing the hash check: MBC_ERR_BAD_PARAM.
- * mbo_mlkem768_keygen_seed (seed d || z, 64 bytes) and mbo_mlkem768_encaps_m
- * (a given m, 32 bytes): the deterministic forms, one request through
- * mbo_call.
+ * ML-KEM-768 (mlkem.c), counted. The jobs of a key pair from a seed (d || z,
+ * 64 bytes: the caller draws it, and so can keep it), an encapsulation (m
+ * from the operating system) and a decapsulation, for mbo_run_jobs (with a
+ * hybrid's classical requests); the sizes are MBC_MLKEM768_*_LEN. An ek
+ * failing the modulus check or a dk failing the hash check: the job's
+ * status MBC_ERR_BAD_PARAM. mbo_mlkem768_encaps_m (a given m, 32 bytes):
+ * the deterministic form, one request through mbo_call.
  */
-mbc_err mbo_mlkem768_keygen(uint8_t *ek, uint8_t *dk);
-mbc_err mbo_mlkem768_encaps(uint8_t *ct, uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek);
-mbc_err mbo_mlkem768_decaps(uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ct, const uint8_t *dk);
-mbc_err mbo_mlkem768_keygen_seed(uint8_t *ek, uint8_t *dk, const uint8_t *seed);
+void mbo_mlkem768_keygen_seed_job(mbc_job *job, uint8_t *ek, uint8_t *dk, const uint8_t *seed);
+void mbo_mlkem768_encaps_job(mbc_job *job, uint8_t *ct, uint8_t ss[MBC_MLKEM_SS_LEN],
+                             const uint8_t *ek);
+void mbo_mlkem768_decaps_job(mbc_job *job, uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ct,
+                             const uint8_t *dk);
 mbc_err mbo_mlkem768_encaps_m(uint8_t *ct, uint8_t ss[MBC_MLKEM_SS_LEN], const uint8_t *ek,
                               const uint8_t *m);
 

@@ -7,16 +7,17 @@
 #include "mbo.h"
 
 /*
- * mbo_req: what mbo_run keeps for one request while it waits: job.user_data
- * points to it. done is set (release) when the manager has returned the job:
- * from then on the job is out of the manager and its result final.
+ * mbo_req: what mbo_run_jobs keeps for its requests while they wait: the
+ * user_data of each of their jobs points to it. done counts (release) the
+ * jobs the manager has returned: once it reaches jobs, every one is out of
+ * the manager and its result final.
  */
 struct mbo_req {
-    int done;
+    size_t done, jobs;
 };
 
-/* mbo_drain: takes every completed job out of mgr and marks its request
- * done. Returns the number of jobs taken. */
+/* mbo_drain: takes every completed job out of mgr and counts it done in its
+ * request. Returns the number of jobs taken. */
 size_t mbo_drain(mbc_mgr *mgr);
 
 /* mbo_thread_call: fn(arg) on the calling thread t, on a stack of t's own

@@ -5,7 +5,8 @@
  *
  *  - ML-KEM-768: the public key is the 1184-byte encapsulation key ek, the
  *    private key the 2400-byte decapsulation key dk (which holds ek), the
- *    64-byte seed d || z is kept when the key was made from one; parameters
+ *    64-byte seed d || z is kept when the key was made from one (every key
+ *    pair made here is: the seed given, or one drawn); parameters
  *    "pub", "priv", "seed", "encoded-pub-key"; key generation takes "seed";
  *    encapsulation takes "ikme" (its 32-byte m).
  *  - X25519MLKEM768: the ML-KEM part first, then X25519's (pub ek || u,
@@ -22,8 +23,14 @@
  * key whose coefficients are not all below q is refused (modulus check),
  * a decapsulation key whose H(ek) is not SHA3-256 of its ek is refused (hash
  * check). Key pairs, encapsulations and decapsulations go through the
- * thread's lane manager (batched inside an ASYNC job): the ML-KEM part as
- * one request, the X25519 part (ephemeral key pair, then secret) as others.
+ * thread's lane manager (batched inside an ASYNC job): the ML-KEM part and
+ * the classical half's requests submitted together (mbo_run_jobs), so an
+ * ASYNC job pauses once for all of them. The secrets drawn here (a key
+ * pair's seed d || z, kept as OpenSSL 3.5 keeps it; X25519's ephemeral
+ * scalar, whose public key and secret are then two requests of the same
+ * round) come from OpenSSL's random generator, as the default provider's.
+ * P-256's ephemeral key pair is a request of its own before its secret's
+ * (its key object needs the point): that encapsulation takes two rounds.
  */
 #include <string.h>
 
@@ -32,6 +39,7 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #include "prov.h"
 
@@ -51,37 +59,47 @@
  * half: the classical half of a hybrid: the lengths of its public key
  * (also its part of the ciphertext: an ephemeral public key) and private
  * key (its secret is 32 bytes), whether it comes before the ML-KEM part,
- * and its operations: a key pair, the public key of a private one, the
- * check of a peer's public key, the secret of priv (whose public key is
- * pub) with peer.
+ * and its operations: the job of a key pair, the public key of a private
+ * one (at once), the check of a peer's public key, the job of the secret of
+ * priv (whose public key is pub) with peer (*key: a key object the job
+ * uses, for the caller to free after the run; NULL when none), and, when
+ * any priv-length string is a private key, the job of the public key of
+ * one (NULL: an ephemeral key pair is a keygen job run before the secret's).
  */
 struct half {
     size_t pub, priv;
     int first;
-    mbc_err (*keygen)(uint8_t *priv, uint8_t *pub);
+    void (*keygen)(mbc_job *job, uint8_t *priv, uint8_t *pub);
     mbc_err (*pub_of)(uint8_t *pub, const uint8_t *priv);
     mbc_err (*check)(const uint8_t *pub);
-    mbc_err (*derive)(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer);
+    mbc_err (*derive)(mbc_job *job, mbc_ec_priv_key **key, uint8_t *ss, const uint8_t *priv,
+                      const uint8_t *pub, const uint8_t *peer);
+    void (*pub_job)(mbc_job *job, uint8_t *pub, const uint8_t *priv);
 };
 
-/* X25519 (after ML-KEM): every 32 bytes are a public key (RFC 7748). */
+/* X25519 (after ML-KEM): every 32 bytes are a public key (RFC 7748), and
+ * a private key (clamped where it is used). */
 static mbc_err x_check(const uint8_t *pub)
 {
     (void)pub;
     return MBC_OK;
 }
-static mbc_err x_derive(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer)
+static mbc_err x_derive(mbc_job *job, mbc_ec_priv_key **key, uint8_t *ss, const uint8_t *priv,
+                        const uint8_t *pub, const uint8_t *peer)
 {
     (void)pub;
-    return mbo_x25519_derive(ss, priv, peer);
+    *key = NULL;
+    mbo_x25519_derive_job(job, ss, priv, peer);
+    return MBC_OK;
 }
 static const struct half x25519_half = {
-    MBC_X25519_LEN, MBC_X25519_LEN, 0, mbo_x25519_keygen, mbo_x25519_public_key, x_check, x_derive};
+    MBC_X25519_LEN,        MBC_X25519_LEN, 0,        mbo_x25519_keygen_job,
+    mbo_x25519_public_key, x_check,        x_derive, mbo_x25519_public_key_job};
 
 /* P-256 (before ML-KEM): uncompressed points, 32-byte scalars. */
-static mbc_err p_keygen(uint8_t *priv, uint8_t *pub)
+static void p_keygen(mbc_job *job, uint8_t *priv, uint8_t *pub)
 {
-    return mbo_ec_keygen(MBC_CURVE_P256, priv, pub);
+    mbo_ec_keygen_job(job, MBC_CURVE_P256, priv, pub);
 }
 static mbc_err p_pub_of(uint8_t *pub, const uint8_t *priv)
 {
@@ -100,17 +118,16 @@ static mbc_err p_check(const uint8_t *pub)
     mbc_ec_pub_key_free(k);
     return err;
 }
-static mbc_err p_derive(uint8_t *ss, const uint8_t *priv, const uint8_t *pub, const uint8_t *peer)
+static mbc_err p_derive(mbc_job *job, mbc_ec_priv_key **key, uint8_t *ss, const uint8_t *priv,
+                        const uint8_t *pub, const uint8_t *peer)
 {
-    mbc_ec_priv_key *k = NULL;
-    mbc_err err = mbo_ec_priv_key_new_pair(&k, MBC_CURVE_P256, priv, 32, pub, 65);
+    const mbc_err err = mbo_ec_priv_key_new_pair(key, MBC_CURVE_P256, priv, 32, pub, 65);
     if (err == MBC_OK) {
-        err = mbo_ecdh(k, ss, peer, 65);
+        mbo_ecdh_job(job, *key, ss, peer, 65);
     }
-    mbc_ec_priv_key_free(k);
     return err;
 }
-static const struct half p256_half = {65, 32, 1, p_keygen, p_pub_of, p_check, p_derive};
+static const struct half p256_half = {65, 32, 1, p_keygen, p_pub_of, p_check, p_derive, NULL};
 
 /* The kinds: ML-KEM-768 alone, or with a classical half. */
 struct kind {
@@ -300,16 +317,36 @@ static int set_priv(struct mkey *n, const uint8_t *priv)
     return 1;
 }
 
-/* from_seed: n = the ML-KEM-768 key pair of seed. */
+/* draw: len bytes of OpenSSL's random generator (private), as the default
+ * provider draws its seeds; MBC_ERR_UNSUPPORTED when it gives none. */
+static mbc_err draw(const struct mbp_ctx *pc, uint8_t *buf, size_t len)
+{
+    return RAND_priv_bytes_ex(pc->libctx, buf, len, 0) > 0 ? MBC_OK : MBC_ERR_UNSUPPORTED;
+}
+
+/* from_seed: n = the key pair of the ML-KEM-768 seed with, for a hybrid, a
+ * new classical key pair: one round of the lane manager. ML-KEM-768 keeps
+ * the seed (as OpenSSL 3.5: its hybrids keep none). */
 static int from_seed(struct mkey *n, const uint8_t *seed)
 {
-    const mbc_err err = mbo_mlkem768_keygen_seed(n->pub, n->priv, seed);
+    const struct kind *kind = n->kind;
+    mbc_job jobs[2];
+    mbc_job *const js[2] = {&jobs[0], &jobs[1]};
+    mbo_mlkem768_keygen_seed_job(&jobs[0], n->pub + at_pub(kind, 0), n->priv + at_priv(kind, 0),
+                                 seed);
+    if (kind->half != NULL) {
+        kind->half->keygen(&jobs[1], n->priv + at_priv(kind, 1), n->pub + at_pub(kind, 1));
+    }
+    const mbc_err err = mbo_run_jobs(js, kind->half != NULL ? 2 : 1);
     if (err != MBC_OK) {
-        mbp_err(n->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
+        mbp_err(n->pc, MBP_R_MBCRYPTO, "%s: %s", kind->name, mbc_err_str(err));
         return 0;
     }
-    memcpy(n->seed, seed, SEED);
-    n->has_pub = n->has_priv = n->has_seed = 1;
+    if (kind->half == NULL) {
+        memcpy(n->seed, seed, SEED);
+        n->has_seed = 1;
+    }
+    n->has_pub = n->has_priv = 1;
     return 1;
 }
 
@@ -597,9 +634,10 @@ static const OSSL_PARAM *g_settable_params(void *genctx, void *provctx)
     return g != NULL && g->kind->half != NULL ? gen_settable_hybrid : gen_settable_mlkem;
 }
 
-/* g_gen: a key pair (from the seed, kept, or from the lane manager); an
- * empty key when only parameters were asked for (libssl then sets a peer's
- * encoded key on it). */
+/* g_gen: a key pair from the seed given, or from one drawn here (kept by
+ * ML-KEM-768 either way, see from_seed); an empty key when only
+ * parameters were asked for (libssl then sets a peer's encoded key on
+ * it). */
 static void *g_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
 {
     (void)cb;
@@ -609,27 +647,17 @@ static void *g_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg)
     if (k == NULL || (g->selection & MBP_SEL_KEYPAIR) == 0) {
         return k;
     }
-    if (g->has_seed) {
-        const int ok = from_seed(k, g->seed);
-        OPENSSL_cleanse(g->seed, SEED); /* single use, as in OpenSSL */
-        g->has_seed = 0;
-        if (!ok) {
-            k_free(k);
-            return NULL;
+    const mbc_err err = g->has_seed ? MBC_OK : draw(g->pc, g->seed, SEED);
+    const int ok = err == MBC_OK && from_seed(k, g->seed);
+    OPENSSL_cleanse(g->seed, SEED); /* single use, as in OpenSSL */
+    g->has_seed = 0;
+    if (!ok) {
+        if (err != MBC_OK) {
+            mbp_err(g->pc, MBP_R_MBCRYPTO, "%s seed: %s", g->kind->name, mbc_err_str(err));
         }
-        return k;
-    }
-    const struct kind *kind = g->kind;
-    mbc_err err = mbo_mlkem768_keygen(k->pub + at_pub(kind, 0), k->priv + at_priv(kind, 0));
-    if (err == MBC_OK && kind->half != NULL) {
-        err = kind->half->keygen(k->priv + at_priv(kind, 1), k->pub + at_pub(kind, 1));
-    }
-    if (err != MBC_OK) {
-        mbp_err(g->pc, MBP_R_MBCRYPTO, "%s", mbc_err_str(err));
         k_free(k);
         return NULL;
     }
-    k->has_pub = k->has_priv = 1;
     return k;
 }
 
@@ -800,22 +828,45 @@ static int e_encaps(void *ctx, unsigned char *out, size_t *outlen, unsigned char
     }
     const uint8_t *ek = e->key->pub + at_pub(kind, 0);
     uint8_t *ct = out + at_ct(kind, 0), *ss = secret + at_ss(kind, 0);
-    mbc_err err =
-        e->has_m ? mbo_mlkem768_encaps_m(ct, ss, ek, e->m) : mbo_mlkem768_encaps(ct, ss, ek);
-    OPENSSL_cleanse(e->m, sizeof(e->m));
-    e->has_m = 0;
-    if (err == MBC_OK && kind->half != NULL) {
-        /* The classical half: an ephemeral key pair, its public key as its
-         * part of the ciphertext, its secret with the peer's key. */
-        uint8_t eph[HALF_PRIV_MAX];
-        uint8_t *eph_pub = out + at_ct(kind, 1);
-        err = kind->half->keygen(eph, eph_pub);
-        if (err == MBC_OK) {
-            err = kind->half->derive(secret + at_ss(kind, 1), eph, eph_pub,
-                                     e->key->pub + at_pub(kind, 1));
-        }
-        OPENSSL_cleanse(eph, sizeof(eph));
+    if (e->has_m) { /* ML-KEM-768 alone (e_set_ctx_params) */
+        const mbc_err err = mbo_mlkem768_encaps_m(ct, ss, ek, e->m);
+        OPENSSL_cleanse(e->m, sizeof(e->m));
+        e->has_m = 0;
+        return err == MBC_OK ? 1 : fail(e, err, secret);
     }
+    /* The ML-KEM encapsulation, and the classical half's ephemeral key
+     * pair (its public key is its part of the ciphertext) and secret with
+     * the peer's key: one round when the half makes the public key of a
+     * private key drawn here, else the key pair first. */
+    const struct half *h = kind->half;
+    mbc_job jobs[3];
+    mbc_job *const js[3] = {&jobs[0], &jobs[1], &jobs[2]};
+    size_t n = 1;
+    mbo_mlkem768_encaps_job(&jobs[0], ct, ss, ek);
+    mbc_err err = MBC_OK;
+    uint8_t eph[HALF_PRIV_MAX];
+    mbc_ec_priv_key *hk = NULL;
+    uint8_t *eph_pub = out + at_ct(kind, 1), *hss = secret + at_ss(kind, 1);
+    const uint8_t *peer = e->key->pub + at_pub(kind, 1);
+    if (h != NULL && h->pub_job != NULL) {
+        err = draw(e->pc, eph, h->priv);
+        h->pub_job(&jobs[n++], eph_pub, eph);
+        if (err == MBC_OK) {
+            err = h->derive(&jobs[n++], &hk, hss, eph, eph_pub, peer);
+        }
+    } else if (h != NULL) {
+        h->keygen(&jobs[n++], eph, eph_pub);
+        err = mbo_run_jobs(js, n);
+        n = 0;
+        if (err == MBC_OK) {
+            err = h->derive(&jobs[n++], &hk, hss, eph, eph_pub, peer);
+        }
+    }
+    if (err == MBC_OK && n != 0) {
+        err = mbo_run_jobs(js, n);
+    }
+    mbc_ec_priv_key_free(hk);
+    OPENSSL_cleanse(eph, sizeof(eph));
     return err == MBC_OK ? 1 : fail(e, err, secret);
 }
 
@@ -843,13 +894,22 @@ static int e_decaps(void *ctx, unsigned char *secret, size_t *secretlen, const u
                 inlen, ct_len(kind));
         return 0;
     }
+    /* The ML-KEM decapsulation and the classical secret, together. */
     const struct mkey *k = e->key;
-    mbc_err err = mbo_mlkem768_decaps(secret + at_ss(kind, 0), in + at_ct(kind, 0),
-                                      k->priv + at_priv(kind, 0));
-    if (err == MBC_OK && kind->half != NULL) {
-        err = kind->half->derive(secret + at_ss(kind, 1), k->priv + at_priv(kind, 1),
+    mbc_job jobs[2];
+    mbc_job *const js[2] = {&jobs[0], &jobs[1]};
+    mbo_mlkem768_decaps_job(&jobs[0], secret + at_ss(kind, 0), in + at_ct(kind, 0),
+                            k->priv + at_priv(kind, 0));
+    mbc_ec_priv_key *hk = NULL;
+    mbc_err err =
+        kind->half == NULL
+            ? MBC_OK
+            : kind->half->derive(&jobs[1], &hk, secret + at_ss(kind, 1), k->priv + at_priv(kind, 1),
                                  k->pub + at_pub(kind, 1), in + at_ct(kind, 1));
+    if (err == MBC_OK) {
+        err = mbo_run_jobs(js, kind->half != NULL ? 2 : 1);
     }
+    mbc_ec_priv_key_free(hk);
     return err == MBC_OK ? 1 : fail(e, err, secret);
 }
 

@@ -170,6 +170,17 @@ static mbc_err x25519_keygen_lone(const struct mbc_lanes *l)
     return mbc_x25519_keygen(l->out[0], l->out2[0]);
 }
 
+/* X25519 public key: the scalar is in, the public key to out. */
+static mbc_status x25519_public_batch(const struct mbc_lanes *l)
+{
+    return mbc_x25519_public_key_mb8(l->out, l->in, l->mask);
+}
+
+static mbc_err x25519_public_lone(const struct mbc_lanes *l)
+{
+    return mbc_x25519_public_key(l->out[0], l->in[0]);
+}
+
 /* ML-KEM-768 key generation: ek to out, dk to out2. */
 static mbc_status mlkem_keygen_batch(const struct mbc_lanes *l)
 {
@@ -179,6 +190,18 @@ static mbc_status mlkem_keygen_batch(const struct mbc_lanes *l)
 static mbc_err mlkem_keygen_lone(const struct mbc_lanes *l)
 {
     return mbc_mlkem_keygen(MBC_MLKEM_768, l->out[0], l->out2[0]);
+}
+
+/* ML-KEM-768 key generation from a seed: the seed is in, ek to out, dk to
+ * out2. */
+static mbc_status mlkem_keygen_seed_batch(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_keygen_seed_mb8(MBC_MLKEM_768, l->out, l->out2, l->in, l->mask);
+}
+
+static mbc_err mlkem_keygen_seed_lone(const struct mbc_lanes *l)
+{
+    return mbc_mlkem_keygen_seed(MBC_MLKEM_768, l->out[0], l->out2[0], l->in[0], l->in_len[0]);
 }
 
 /* ML-KEM-768 encapsulation: ek is in, the ciphertext to out, the secret
@@ -278,6 +301,12 @@ static mbc_err mlkem_decaps_lone(const struct mbc_lanes *l)
         .out2_len = MBC_X25519_LEN, .lanes = MBC_LANES, .batch = x25519_keygen_batch,              \
         .lone = x25519_keygen_lone                                                                 \
     }
+#define X25519_PUBLIC_KEY                                                                          \
+    {                                                                                              \
+        .op = MBC_OP_X25519_PUBLIC_KEY, .name = "x25519-public-key", .in_len = MBC_X25519_LEN,     \
+        .out_len = MBC_X25519_LEN, .lanes = MBC_LANES, .batch = x25519_public_batch,               \
+        .lone = x25519_public_lone                                                                 \
+    }
 
 /*
  * ML-KEM-768: keyless rows. They run at 8 jobs: a batch hashes the SHAKE
@@ -289,6 +318,13 @@ static mbc_err mlkem_decaps_lone(const struct mbc_lanes *l)
         .op = MBC_OP_MLKEM768_KEYGEN, .name = "mlkem768-keygen", .out_len = MBC_MLKEM768_EK_LEN,   \
         .out2_len = MBC_MLKEM768_DK_LEN, .lanes = MBC_LANES, .batch = mlkem_keygen_batch,          \
         .lone = mlkem_keygen_lone                                                                  \
+    }
+#define MLKEM768_KEYGEN_SEED                                                                       \
+    {                                                                                              \
+        .op = MBC_OP_MLKEM768_KEYGEN_SEED, .name = "mlkem768-keygen-seed",                         \
+        .in_len = MBC_MLKEM_SEED_LEN, .out_len = MBC_MLKEM768_EK_LEN,                              \
+        .out2_len = MBC_MLKEM768_DK_LEN, .lanes = MBC_LANES, .batch = mlkem_keygen_seed_batch,     \
+        .lone = mlkem_keygen_seed_lone                                                             \
     }
 #define MLKEM768_ENCAPS                                                                            \
     {                                                                                              \
@@ -320,7 +356,9 @@ const struct mbc_class mbc_classes[] = {
     EC_KEYGEN(MBC_OP_EC_KEYGEN_P384, MBC_CURVE_P384, "p384", 48),
     X25519_DERIVE,
     X25519_KEYGEN,
+    X25519_PUBLIC_KEY,
     MLKEM768_KEYGEN,
+    MLKEM768_KEYGEN_SEED,
     MLKEM768_ENCAPS,
     MLKEM768_DECAPS,
 };

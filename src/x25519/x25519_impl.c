@@ -71,7 +71,8 @@ static const struct mbc_x25519_impl x25519_ifma = {
     .base = {.info = {.name = "ifma",
                       .tier = MBC_TIER_VECTOR,
                       .lanes = MBC_LANES,
-                      .fast_ops = 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN},
+                      .fast_ops = 1u << MBC_OP_X25519_DERIVE | 1u << MBC_OP_X25519_KEYGEN |
+                                  1u << MBC_OP_X25519_PUBLIC_KEY},
              .needs = X25519_IFMA_NEEDS},
     .ladder = X25519_IFMA_SET(ladder),
     .pubkey = X25519_IFMA_SET(base),
@@ -85,7 +86,8 @@ static const struct mbc_x25519_impl x25519_ifma = {
  * Without IFMA (or with it masked off), every request runs alone on the
  * scalar kernels: radix 2^64 with MULX, ADCX and ADOX (x25519_adx.c).
  * Measured against OpenSSL 3.0 on the Xeon (README): key generation 3.3x
- * its rate, derive 0.93x, so "auto" serves key generation only.
+ * its rate, derive 0.93x, so "auto" serves key generation only (and the
+ * public key of a scalar, its fixed-base half).
  * The batch slot is the portable 8-lane kernel, which the plan never takes
  * (every count up to 8 runs one by one).
  */
@@ -98,7 +100,7 @@ static const struct mbc_x25519_impl x25519_adx = {
     .base = {.info = {.name = "adx",
                       .tier = MBC_TIER_SCALAR,
                       .lanes = 1,
-                      .fast_ops = 1u << MBC_OP_X25519_KEYGEN},
+                      .fast_ops = 1u << MBC_OP_X25519_KEYGEN | 1u << MBC_OP_X25519_PUBLIC_KEY},
              .needs = MBC_CPU_BMI2 | MBC_CPU_ADX},
     .ladder = X25519_ADX_SET(ladder),
     .pubkey = X25519_ADX_SET(base),

@@ -3,7 +3,10 @@
  * through the EVP API against OpenSSL 3.5's default provider: key pairs of
  * each provider, encapsulation by one and decapsulation by the other both
  * ways, keys moved between them (export and import, PEM and DER), seeded
- * key pairs and encapsulations with a given m equal byte for byte,
+ * key pairs and encapsulations with a given m equal byte for byte, random
+ * key pairs keeping their seeds as the default provider's do, each
+ * operation in an ASYNC job pausing once (the ML-KEM and classical
+ * requests of a hybrid together),
  * encapsulation keys failing the modulus check and decapsulation keys
  * failing the hash check refused by both, wrong-length ciphertexts
  * refused, a tampered ciphertext giving the same implicit-rejection secret
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -371,6 +375,162 @@ static void bad_keys(const struct kind *kd)
     EVP_PKEY_free(pair);
 }
 
+/* random_seed: an ML-KEM-768 key pair made without a seed keeps the seed
+ * it was made from, as the default provider's does: gettable, exported
+ * (EVP_PKEY_todata), the same key pair when the default provider makes it
+ * from that seed, and written by the default provider's PEM encoder (read
+ * back with it). Two such keys have different seeds. */
+static void random_seed(const struct kind *kd)
+{
+    EVP_PKEY *a = keygen(kd, OURS, NULL), *a2 = keygen(kd, OURS, NULL);
+    EVP_PKEY *t = keygen(kd, THEIRS, NULL);
+    uint8_t sa[64], sa2[64], st[64], sp[64];
+    const int got = a != NULL && a2 != NULL && t != NULL && raw(a, "seed", sa, 64) &&
+                    raw(a2, "seed", sa2, 64) && raw(t, "seed", st, 64);
+    EVP_PKEY *b = got ? keygen(kd, THEIRS, sa) : NULL;
+    OSSL_PARAM *pp = NULL;
+    const OSSL_PARAM *ps = a != NULL && EVP_PKEY_todata(a, EVP_PKEY_KEYPAIR, &pp) == 1
+                               ? OSSL_PARAM_locate_const(pp, "seed")
+                               : NULL;
+    const void *sv = NULL;
+    size_t sl = 0;
+    check(got && b != NULL && EVP_PKEY_eq(a, b) == 1 && memcmp(sa, sa2, 64) != 0 && ps != NULL &&
+              OSSL_PARAM_get_octet_string_ptr(ps, &sv, &sl) == 1 && sl == 64 &&
+              memcmp(sv, sa, 64) == 0,
+          "%s: a random key pair keeps its seed (gettable, exported, the default provider's "
+          "key pair of it)",
+          kd->name);
+    OSSL_PARAM_free(pp);
+    BIO *bio = BIO_new(BIO_s_mem());
+    EVP_PKEY *back =
+        bio != NULL && a != NULL && PEM_write_bio_PrivateKey(bio, a, NULL, NULL, 0, NULL, NULL) == 1
+            ? PEM_read_bio_PrivateKey_ex(bio, NULL, NULL, NULL, lib, THEIRS)
+            : NULL;
+    check(back != NULL && raw(back, "seed", sp, 64) && memcmp(sp, sa, 64) == 0 &&
+              EVP_PKEY_eq(back, a) == 1,
+          "%s: PEM of a random key pair of ours holds its seed", kd->name);
+    BIO_free(bio);
+    EVP_PKEY_free(back);
+    EVP_PKEY_free(a);
+    EVP_PKEY_free(a2);
+    EVP_PKEY_free(t);
+    EVP_PKEY_free(b);
+}
+
+/* ---- ASYNC jobs: one pause per operation ---------------------------- */
+
+#define NJOBS 8
+
+/* aop: one operation of ours in an ASYNC job: a key pair of kd (into
+ * made), an encapsulation to key (ct, ss) or a decapsulation of ct by key
+ * (ss). */
+enum { A_GEN, A_ENC, A_DEC };
+struct aop {
+    int op;
+    const struct kind *kd;
+    EVP_PKEY *key, *made;
+    uint8_t ct[MAXCT], ss[MAXSS];
+    size_t ctlen, sslen;
+};
+
+static int aop_run(void *arg)
+{
+    struct aop *a = *(struct aop **)arg;
+    if (a->op == A_GEN) {
+        return (a->made = keygen(a->kd, OURS, NULL)) != NULL;
+    }
+    if (a->op == A_ENC) {
+        return encaps(a->key, OURS, NULL, a->ct, &a->ctlen, a->ss, &a->sslen);
+    }
+    return decaps(a->key, OURS, a->ct, a->ctlen, a->ss, &a->sslen);
+}
+
+/* in_jobs: the n operations in ASYNC jobs of their own wait contexts,
+ * started in order, then resumed round after round (at most 100) as an
+ * event loop does. Returns how many times they paused in all, -1 when one
+ * failed or did not finish. */
+static int in_jobs(struct aop *const a[], int n)
+{
+    ASYNC_JOB *job[NJOBS] = {NULL};
+    ASYNC_WAIT_CTX *ctx[NJOBS] = {NULL};
+    int done[NJOBS] = {0}, left = n, pauses = 0, ok = 1;
+    for (int i = 0; i < n; i++) {
+        ok &= (ctx[i] = ASYNC_WAIT_CTX_new()) != NULL;
+    }
+    for (int round = 0; ok && round < 100 && left > 0; round++) {
+        for (int i = 0; i < n && ok; i++) {
+            int ret = 0;
+            if (done[i]) {
+                continue;
+            }
+            const int r =
+                ASYNC_start_job(&job[i], ctx[i], &ret, aop_run, (void *)&a[i], sizeof(a[i]));
+            if (r == ASYNC_PAUSE) {
+                pauses++;
+            } else if (r == ASYNC_FINISH) {
+                done[i] = 1;
+                left--;
+                ok = ret == 1;
+            } else {
+                ok = 0;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        ASYNC_WAIT_CTX_free(ctx[i]);
+    }
+    return ok && left == 0 ? pauses : -1;
+}
+
+/* async_ops: each operation of kd alone in an ASYNC job pauses once, for
+ * the ML-KEM part and the classical half's requests together (twice for
+ * SecP256r1MLKEM768's encapsulation: its ephemeral key pair before its
+ * secret), counted as such (async-pauses), and the decapsulation gives the
+ * encapsulation's secret; 8 encapsulations in 8 jobs pause once each but
+ * the last, whose requests fill their batches. The lone-request rule is
+ * off (MBCRYPTO_LONE_AT_ONCE=0, main). */
+static void async_ops(const struct kind *kd, EVP_PKEY *pair)
+{
+    static const char *const what[] = {"key generation", "encapsulation", "decapsulation"};
+    struct aop one = {.kd = kd, .key = pair}, *op = &one;
+    uint8_t ss[MAXSS];
+    for (int o = A_GEN; o <= A_DEC; o++) {
+        const int want = o == A_ENC && kd->first ? 2 : 1;
+        one.op = o;
+        const uint64_t p0 = counter("async-pauses");
+        const int p = in_jobs(&op, 1);
+        const uint64_t dp = counter("async-pauses") - p0;
+        check(p == want && dp == (uint64_t)want && (o != A_DEC || memcmp(one.ss, ss, kd->ss) == 0),
+              "%s: an ASYNC %s pauses %d time(s) (%d, async-pauses +%llu)", kd->name, what[o], want,
+              p, (unsigned long long)dp);
+        memcpy(ss, one.ss, sizeof(ss));
+    }
+    EVP_PKEY_free(one.made);
+    if (kd->first) {
+        return;
+    }
+    struct aop *many = calloc(NJOBS, sizeof(*many));
+    struct aop *mp[NJOBS];
+    int p = -1, agree = many != NULL;
+    if (many != NULL) {
+        for (int i = 0; i < NJOBS; i++) {
+            many[i] = (struct aop){.op = A_ENC, .kd = kd, .key = pair};
+            mp[i] = &many[i];
+        }
+        p = in_jobs(mp, NJOBS);
+        for (int i = 0; i < NJOBS && agree; i++) {
+            size_t sl = 0;
+            agree = decaps(pair, OURS, many[i].ct, many[i].ctlen, ss, &sl) && sl == kd->ss &&
+                    memcmp(ss, many[i].ss, sl) == 0 &&
+                    (i == 0 || memcmp(many[i].ct, many[0].ct, many[i].ctlen) != 0);
+        }
+    }
+    check(p == NJOBS - 1 && agree,
+          "%s: %d ASYNC encapsulations pause %d times (%d), each decapsulates", kd->name, NJOBS,
+          NJOBS - 1, p);
+    free(many);
+}
+
 /* The TLS-GROUP capability: each of ours as the default provider's. */
 struct group {
     char name[64];
@@ -446,6 +606,7 @@ static void tls_groups(int v35)
 
 int main(void)
 {
+    setenv("MBCRYPTO_LONE_AT_ONCE", "0", 1); /* every request pauses (async_ops) */
     if (!tap_start()) {
         return 1;
     }
@@ -512,6 +673,7 @@ int main(void)
             }
             EVP_PKEY_free(s);
             seeded(kd);
+            random_seed(kd);
         } else {
             /* ikme is ML-KEM's alone: the hybrid, as OpenSSL's, takes none. */
             uint8_t m[32] = {0}, ct[MAXCT], ss[MAXSS];
@@ -539,6 +701,7 @@ int main(void)
                   "%s: ciphertexts of %zu and %zu bytes refused", kd->name, kd->ct - 1, kd->ct + 1);
         }
         bad_keys(kd);
+        async_ops(kd, k);
         EVP_PKEY_free(k);
         EVP_PKEY_free(d);
         EVP_PKEY_free(p);
