@@ -128,6 +128,58 @@ static int tmp_file(char *path, size_t size, const char *stem)
     const int len = snprintf(path, size, "%s/%s-XXXXXX", dir, stem);
     return len > 0 && (size_t)len < size ? mkstemp(path) : -1;
 }
+/* max_wait_of: the max wait p reports. */
+static uint32_t max_wait_of(OSSL_PROVIDER *p)
+{
+    uint32_t us = UINT32_MAX;
+    OSSL_PARAM q[] = {OSSL_PARAM_uint32("mbcrypto-max-wait-us", &us), OSSL_PARAM_END};
+    assert_true(OSSL_PROVIDER_get_params(p, q));
+    return us;
+}
+/* cnf_load: an openssl.cnf whose mbcrypto section has line, loaded into a
+ * new library context; whether mbcrypto is then available. OpenSSL drops
+ * the errors of a provider that openssl.cnf fails to activate (load_config
+ * succeeds): what the provider wrote on stderr is in err (size n). With us,
+ * the provider's max wait is read there too. */
+static int cnf_load(const char *line, char *err, size_t n, uint32_t *us)
+{
+    char path[4096], log[4096];
+    const int fd = tmp_file(path, sizeof(path), "mbc-cnf");
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
+            "[provider_sect]\nmbcrypto = mbcrypto_sect\n[mbcrypto_sect]\n"
+            "module = %s/mbcrypto.so\nactivate = 1\n%s\n",
+            getenv("MBC_PROVIDER_DIR"), line);
+    fclose(f);
+    OSSL_LIB_CTX *l2 = OSSL_LIB_CTX_new();
+    assert_non_null(l2);
+    const int lfd = tmp_file(log, sizeof(log), "mbc-cnf-log"), saved = dup(2);
+    assert_true(lfd >= 0 && saved >= 0 && dup2(lfd, 2) == 2);
+    ERR_clear_error();
+    OSSL_LIB_CTX_load_config(l2, path);
+    assert_true(dup2(saved, 2) == 2);
+    close(saved);
+    const int avail = OSSL_PROVIDER_available(l2, "mbcrypto");
+    const ssize_t got = pread(lfd, err, n - 1, 0);
+    assert_true(got >= 0);
+    err[got] = '\0';
+    close(lfd);
+    unlink(log);
+    if (avail && us != NULL) {
+        OSSL_PROVIDER *p = OSSL_PROVIDER_load(l2, "mbcrypto");
+        assert_non_null(p);
+        *us = max_wait_of(p);
+        OSSL_PROVIDER_unload(p);
+    }
+    ERR_clear_error();
+    OSSL_LIB_CTX_free(l2);
+    unlink(path);
+    return avail;
+}
+
 static void test_serve_malformed(void **state)
 {
     (void)state;
@@ -154,42 +206,62 @@ static void test_serve_malformed(void **state)
     OSSL_LIB_CTX_free(l2);
     /* The "serve" key of openssl.cnf (MBCRYPTO_SERVE unset). */
     unsetenv("MBCRYPTO_SERVE");
-    for (int valid = 0; valid < 2; valid++) {
-        char path[4096];
-        const int fd = tmp_file(path, sizeof(path), "mbc-serve");
-        assert_true(fd >= 0);
-        FILE *f = fdopen(fd, "w");
-        assert_non_null(f);
-        fprintf(f,
-                "openssl_conf = openssl_init\n[openssl_init]\nproviders = provider_sect\n"
-                "[provider_sect]\nmbcrypto = mbcrypto_sect\n[mbcrypto_sect]\n"
-                "module = %s/mbcrypto.so\nactivate = 1\nserve = %s\n",
-                dir, valid ? "rsa,ecdsa" : "rsa,,ecdsa");
-        fclose(f);
-        l2 = OSSL_LIB_CTX_new();
-        assert_non_null(l2);
-        /* OpenSSL drops the errors of a provider that openssl.cnf fails to
-         * activate (load_config succeeds): the line on stderr tells. */
-        char log[4096], line[512] = "";
-        const int lfd = tmp_file(log, sizeof(log), "mbc-serve-log"), saved = dup(2);
-        assert_true(lfd >= 0 && saved >= 0 && dup2(lfd, 2) == 2);
-        ERR_clear_error();
-        OSSL_LIB_CTX_load_config(l2, path);
-        assert_true(dup2(saved, 2) == 2);
-        close(saved);
-        assert_int_equal(OSSL_PROVIDER_available(l2, "mbcrypto"), valid);
-        const ssize_t got = pread(lfd, line, sizeof(line) - 1, 0);
-        assert_true(got >= 0);
-        line[got] = '\0';
-        close(lfd);
-        unlink(log);
-        assert_int_equal(strstr(line, "mbcrypto: the serve setting \"rsa,,ecdsa\"") != NULL,
-                         !valid);
-        ERR_clear_error();
-        OSSL_LIB_CTX_free(l2);
-        unlink(path);
-    }
+    char line[512];
+    assert_false(cnf_load("serve = rsa,,ecdsa", line, sizeof(line), NULL));
+    assert_non_null(strstr(line, "mbcrypto: the serve setting \"rsa,,ecdsa\""));
+    assert_true(cnf_load("serve = rsa,ecdsa", line, sizeof(line), NULL));
+    assert_null(strstr(line, "mbcrypto:"));
     setenv("MBCRYPTO_SERVE", "all", 1);
+}
+
+/* The max wait of async requests: MBCRYPTO_MAX_WAIT_US or the "max-wait-us"
+ * key, digits only, 0..100000; anything else fails the loading with an error
+ * naming the setting; the value in force is the gettable
+ * "mbcrypto-max-wait-us". Ends with the max wait back at 0 (the provider's
+ * state is the process's: the other tests' async jobs must not wait). */
+static void test_max_wait_setting(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"", "-1", "100001", "1e3", " 5", "5 ", "abc", "99999999999"};
+    OSSL_LIB_CTX *l2 = OSSL_LIB_CTX_new();
+    assert_non_null(l2);
+    assert_true(OSSL_PROVIDER_set_default_search_path(l2, getenv("MBC_PROVIDER_DIR")));
+    ERR_clear_error();
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        setenv("MBCRYPTO_MAX_WAIT_US", bad[i], 1);
+        assert_null(OSSL_PROVIDER_load(l2, "mbcrypto"));
+        assert_true(queued_text_has("MBCRYPTO_MAX_WAIT_US"));
+    }
+    OSSL_LIB_CTX_free(l2);
+    static const uint32_t good[] = {2500, 100000, 0};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        char v[16];
+        snprintf(v, sizeof(v), "%u", (unsigned)good[i]);
+        setenv("MBCRYPTO_MAX_WAIT_US", v, 1);
+        assert_non_null(l2 = OSSL_LIB_CTX_new());
+        assert_true(OSSL_PROVIDER_set_default_search_path(l2, getenv("MBC_PROVIDER_DIR")));
+        OSSL_PROVIDER *p = OSSL_PROVIDER_load(l2, "mbcrypto");
+        assert_non_null(p);
+        assert_int_equal(max_wait_of(p), good[i]);
+        OSSL_PROVIDER_unload(p);
+        OSSL_LIB_CTX_free(l2);
+    }
+    /* The key of openssl.cnf; the variable wins over it. */
+    char line[512];
+    uint32_t us = 0;
+    unsetenv("MBCRYPTO_MAX_WAIT_US");
+    assert_false(cnf_load("max-wait-us = 7x", line, sizeof(line), NULL));
+    assert_non_null(strstr(line, "mbcrypto: the max-wait-us setting \"7x\""));
+    assert_true(cnf_load("max-wait-us = 700", line, sizeof(line), &us));
+    assert_int_equal(us, 700);
+    setenv("MBCRYPTO_MAX_WAIT_US", "30", 1);
+    assert_true(cnf_load("max-wait-us = 700", line, sizeof(line), &us));
+    assert_int_equal(us, 30);
+    setenv("MBCRYPTO_MAX_WAIT_US", "0", 1);
+    assert_true(cnf_load("max-wait-us = 0", line, sizeof(line), &us));
+    assert_int_equal(us, 0);
+    assert_int_equal(max_wait_of(mbc), 0);
+    unsetenv("MBCRYPTO_MAX_WAIT_US");
 }
 
 /* The TLS groups we announce (libssl 3.0 uses only those for the key
@@ -2123,6 +2195,7 @@ int main(void)
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_tls_groups),
         cmocka_unit_test(test_serve_malformed),
+        cmocka_unit_test(test_max_wait_setting),
         cmocka_unit_test(test_rsa_cross),
         cmocka_unit_test(test_rsa_digest_sign),
         cmocka_unit_test(test_rsa_bad_input),

@@ -29,6 +29,8 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,6 +101,45 @@ int mbo_set_max_wait_us(uint32_t us)
 uint32_t mbo_max_wait_us(void)
 {
     return __atomic_load_n(&max_wait_us, __ATOMIC_RELAXED);
+}
+
+/* wait_parse: s as a max wait (digits only, at most MBO_MAX_WAIT_US_MAX). */
+static int wait_parse(const char *s, uint32_t *us)
+{
+    uint32_t v = 0;
+    if (s == NULL || *s == '\0') {
+        return 0;
+    }
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9' || (v = v * 10 + (uint32_t)(*s - '0')) > MBO_MAX_WAIT_US_MAX) {
+            return 0;
+        }
+    }
+    *us = v;
+    return 1;
+}
+
+int mbo_max_wait_check(const char *cfg, char *why, size_t len)
+{
+    uint32_t us;
+    const char *env = getenv(MBO_MAX_WAIT_ENV);
+    const char *bad = env != NULL && !wait_parse(env, &us)   ? env
+                      : cfg != NULL && !wait_parse(cfg, &us) ? cfg
+                                                             : NULL;
+    if (bad == NULL) {
+        return 1;
+    }
+    snprintf(why, len, "%s \"%s\" is not a number of microseconds 0..%u: mbcrypto is not loaded",
+             bad == env ? MBO_MAX_WAIT_ENV : "the max-wait-us setting", bad, MBO_MAX_WAIT_US_MAX);
+    return 0;
+}
+
+void mbo_max_wait_setup(const char *cfg)
+{
+    uint32_t us;
+    if (wait_parse(getenv(MBO_MAX_WAIT_ENV), &us) || wait_parse(cfg, &us)) {
+        mbo_set_max_wait_us(us);
+    }
 }
 
 static uint64_t now_us(void)

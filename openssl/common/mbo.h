@@ -269,6 +269,20 @@ int mbo_set_max_wait_us(uint32_t us);
 uint32_t mbo_max_wait_us(void);
 
 /*
+ * The max wait from the configuration: the provider's "max-wait-us" key of
+ * its openssl.cnf section (cfg; the ENGINE passes NULL and has its
+ * MAX_WAIT_US command), or the environment variable MBCRYPTO_MAX_WAIT_US,
+ * which wins, as MBCRYPTO_SERVE does. Either is a decimal number of
+ * microseconds, 0..MBO_MAX_WAIT_US_MAX, digits only.
+ * mbo_max_wait_check: 1 if both are absent or well formed; else 0 and why
+ * (len bytes) says which is not. mbo_max_wait_setup: applies the winning
+ * one (mbo_set_max_wait_us); with neither, the setting is left as it is.
+ */
+#define MBO_MAX_WAIT_ENV "MBCRYPTO_MAX_WAIT_US"
+int mbo_max_wait_check(const char *cfg, char *why, size_t len);
+void mbo_max_wait_setup(const char *cfg);
+
+/*
  * The lone-request rule (on by default, only while no max wait is set): on
  * a thread whose last LONE_AFTER (4) paused requests met nobody (no other
  * request was submitted on the thread while they waited), a request that

@@ -60,13 +60,16 @@ static int eng_init(ENGINE *e)
     char why[256];
     pthread_mutex_lock(&lock);
     const char *cfg = serve_cfg[0] != '\0' ? serve_cfg : NULL;
-    if (!mbo_policy_check(cfg, why, sizeof(why))) {
+    if (!mbo_policy_check(cfg, why, sizeof(why)) || !mbo_max_wait_check(NULL, why, sizeof(why))) {
         pthread_mutex_unlock(&lock);
         ERR_raise_data(ERR_LIB_ENGINE, ENGINE_R_INIT_FAILED, "mbcrypto: %s", why);
         mbo_policy_report(why);
         return 0;
     }
     const int ok = mbo_init(cfg);
+    if (ok) {
+        mbo_max_wait_setup(NULL); /* MBCRYPTO_MAX_WAIT_US, when set; MAX_WAIT_US after */
+    }
     inits += ok != 0;
     pthread_mutex_unlock(&lock);
     return ok;

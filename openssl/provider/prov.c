@@ -4,8 +4,9 @@
  *
  * Only what the serve policy (openssl/common/policy.c) says this CPU does
  * better is offered; everything else is left to the other providers loaded
- * beside it (the default provider). Configuration: the "serve" key of the
- * provider's openssl.cnf section, or MBCRYPTO_SERVE (which wins).
+ * beside it (the default provider). Configuration: the "serve" and
+ * "max-wait-us" keys of the provider's openssl.cnf section, or
+ * MBCRYPTO_SERVE and MBCRYPTO_MAX_WAIT_US (which win).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -274,7 +275,8 @@ static const OSSL_ITEM *get_reason_strings(void *provctx)
 
 #define PARAM_PREFIX "mbcrypto-"
 #define PARAM_SERVE PARAM_PREFIX "serve"
-#define PARAM_MAX (4 + 1 + MBO_NUM_COUNTERS + 1)
+#define PARAM_MAX_WAIT PARAM_PREFIX "max-wait-us"
+#define PARAM_MAX (4 + 2 + MBO_NUM_COUNTERS + 1)
 
 static OSSL_PARAM gettable[PARAM_MAX];
 static char counter_param[MBO_NUM_COUNTERS][64];
@@ -289,6 +291,7 @@ static void make_gettable(void)
     gettable[i++] = OSSL_PARAM_construct_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0);
     gettable[i++] = OSSL_PARAM_construct_int(OSSL_PROV_PARAM_STATUS, NULL);
     gettable[i++] = OSSL_PARAM_construct_utf8_string(PARAM_SERVE, NULL, 0);
+    gettable[i++] = OSSL_PARAM_construct_uint32(PARAM_MAX_WAIT, NULL);
     for (unsigned c = 0; c < MBO_NUM_COUNTERS; c++) {
         snprintf(counter_param[c], sizeof(counter_param[c]), PARAM_PREFIX "%s",
                  mbo_counter_name(c));
@@ -331,6 +334,10 @@ static int get_params(void *provctx, OSSL_PARAM params[])
         if (!OSSL_PARAM_set_utf8_string(p, s)) {
             return 0;
         }
+    }
+    if ((p = OSSL_PARAM_locate(params, PARAM_MAX_WAIT)) != NULL &&
+        !OSSL_PARAM_set_uint32(p, mbo_max_wait_us())) {
+        return 0;
     }
     for (unsigned c = 0; c < MBO_NUM_COUNTERS; c++) {
         if ((p = OSSL_PARAM_locate(params, counter_param[c])) != NULL &&
@@ -601,18 +608,19 @@ static int core_is_35(const OSSL_CORE_HANDLE *handle)
     return major > 3 || (major == 3 && minor >= 5);
 }
 
-/* serve_setting: the "serve" key of our openssl.cnf section, or NULL. */
-static const char *serve_setting(const OSSL_CORE_HANDLE *handle)
+/* setting: the key of our openssl.cnf section ("serve", "max-wait-us"), or
+ * NULL. */
+static const char *setting(const OSSL_CORE_HANDLE *handle, const char *key)
 {
     if (c_get_params == NULL) {
         return NULL;
     }
-    const char *serve = NULL;
-    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr("serve", (char **)&serve, 0), OSSL_PARAM_END};
+    const char *v = NULL;
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(key, (char **)&v, 0), OSSL_PARAM_END};
     if (!c_get_params(handle, p) || !OSSL_PARAM_modified(&p[0])) {
         return NULL;
     }
-    return serve;
+    return v;
 }
 
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE *handle,
@@ -640,9 +648,9 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
     }
     /* A serve setting that does not parse fails the loading, with an error
      * saying why (openssl.cnf's activation, OSSL_PROVIDER_load). */
-    const char *serve = serve_setting(handle);
+    const char *serve = setting(handle, "serve"), *wait = setting(handle, "max-wait-us");
     char why[256];
-    if (!mbo_policy_check(serve, why, sizeof(why))) {
+    if (!mbo_policy_check(serve, why, sizeof(why)) || !mbo_max_wait_check(wait, why, sizeof(why))) {
         const struct mbp_ctx at_init = {.handle = handle};
         mbp_err(&at_init, MBP_R_BAD_PARAM, "%s", why);
         mbo_policy_report(why);
@@ -660,6 +668,7 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
         OPENSSL_free(pc);
         return 0;
     }
+    mbo_max_wait_setup(wait);
     if ((pc->served = make_served(pc)) == NULL) {
         teardown(pc);
         return 0;

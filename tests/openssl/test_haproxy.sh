@@ -93,9 +93,9 @@ note "haproxy fds at start: $fd0"
 # asserts what holds on any CPU: every request served, every handshake's
 # operations by mbcrypto, fds back; the batched count is a note. With
 # "together", HAProxy is stopped (SIGSTOP) until the kernel holds all C
-# ClientHellos, then resumed: it finds them in one round of its event loop,
-# so their requests meet in the lane manager on any CPU, and batching is
-# asserted.
+# ClientHellos, then resumed, on a HAProxy whose requests wait for others up
+# to 100 ms (see the together runs below): their requests meet in the lane
+# manager on any CPU, and batching is asserted.
 load() {
     local c=$1 n=$2 p=${3:-$port} sig=${4:-ops-rsa-sign} kx=${5:-ops-x25519-derive}
     local together=${6:-}
@@ -168,12 +168,16 @@ load 8 16
 
 stop_haproxy
 
-# The "together" runs, on a fresh HAProxy with the lone-request rule off:
-# with it on, a request that finds the manager empty after a streak of lone
-# pauses runs at once, so whether the first requests of a burst batch would
-# depend on what the runs before left (the rule itself is test_mbo's).
+# The "together" runs, on a fresh HAProxy with the lone-request rule off and
+# a max wait of 100 ms (MBCRYPTO_MAX_WAIT_US). Without the wait, a paused
+# job may be resumed, and its partial batch run, before HAProxy has read the
+# next queued ClientHello: the order of its event loop decides, and the
+# ECDSA runs were seen unbatched. With it, a request waits until its class
+# is full or 100 ms have passed, far longer than HAProxy takes to read 8
+# queued ClientHellos. The lone-request rule is off as any max wait turns it
+# off (the rule itself is test_mbo's).
 ctr="$scratch/haproxy-together.ctr"
-start_haproxy MBCRYPTO_LONE_AT_ONCE=0
+start_haproxy MBCRYPTO_LONE_AT_ONCE=0 MBCRYPTO_MAX_WAIT_US=100000
 fd0=$(nfd)
 load 8 8 "$port" ops-rsa-sign ops-x25519-derive together
 load 8 8 "$port_ec" ops-ecdsa-sign ops-ecdh together
