@@ -24,6 +24,7 @@
 # same OpenSSL), which are medians of interleaved runs.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/tools/ossl35.sh"
 reps=5 secs=1 cipher=aes-256-gcm qat="" o35="" only="" build="" base="" timing=-elapsed
 while [ $# -gt 0 ]; do
     case $1 in
@@ -56,8 +57,8 @@ fi
 # through its own loader: Debian 13's libraries need its C library).
 ossl() {
     if [ "$1" = 35 ]; then
-        cmd=("$o35/root/usr/lib64/ld-linux-x86-64.so.2" --library-path
-             "$o35/root/usr/lib/x86_64-linux-gnu" "$o35/root/usr/bin/openssl")
+        ossl35_run "$o35/root"
+        cmd=("${OSSL35_RUN[@]}" "$o35/root/usr/bin/openssl")
     else
         cmd=(openssl)
     fi

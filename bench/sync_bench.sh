@@ -20,6 +20,7 @@
 # provider: finer than speed's rates on a loaded machine.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/tools/ossl35.sh"
 build=$(cd "${1:-$top/build}" && pwd)
 reps=${REPS:-5}
 secs=${SECONDS_PER_RUN:-2}
@@ -31,8 +32,8 @@ unset MBCRYPTO_SERVE
 # ossl VERSION: the command of that OpenSSL's openssl, in OSSL_CMD.
 ossl() {
     if [ "$1" = 35 ]; then
-        OSSL_CMD=("$r35/usr/lib64/ld-linux-x86-64.so.2" --library-path
-                  "$r35/usr/lib/x86_64-linux-gnu" "$r35/usr/bin/openssl")
+        ossl35_run "$r35"
+        OSSL_CMD=("${OSSL35_RUN[@]}" "$r35/usr/bin/openssl")
     else
         OSSL_CMD=(openssl)
     fi

@@ -23,6 +23,7 @@ fi
 pkgs=(libssl3t64 openssl libc6)
 state=$dir/apt
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+. "$(dirname "${BASH_SOURCE[0]}")/ossl35.sh"
 src=$(python3 "$(dirname "${BASH_SOURCE[0]}")/apt_suite_source.py" trixie main) || {
     echo "openssl35: no Debian source in this machine's apt configuration" >&2
     exit 1
@@ -48,5 +49,5 @@ for deb in "$dir/debs/"*.deb; do
 done
 rm -rf "$dir/root"
 mv "$dir/root.tmp" "$dir/root"
-"$dir/root/usr/lib64/ld-linux-x86-64.so.2" --library-path "$dir/root/usr/lib/x86_64-linux-gnu" \
-    "$dir/root/usr/bin/openssl" version >&2
+ossl35_run "$dir/root"
+"${OSSL35_RUN[@]}" "$dir/root/usr/bin/openssl" version >&2

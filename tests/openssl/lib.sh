@@ -12,6 +12,7 @@
 # file, then calls use_openssl 30|35 and, for the ENGINE, use_engine.
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/ossl35.sh"
 tap_n=0
 tap_failed=0
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mbc-ossl.XXXXXX")
@@ -78,9 +79,8 @@ use_openssl() {
             note "OpenSSL 3.5 not unpacked (bash tools/openssl35.sh DIR; MBC_OPENSSL35_DIR=DIR)"
             return 1
         fi
-        # Debian 13's libraries need its C library: run through its loader.
-        OSSL_RUN=("$root/usr/lib64/ld-linux-x86-64.so.2" --library-path
-                  "$root/usr/lib/x86_64-linux-gnu")
+        ossl35_run "$root"
+        OSSL_RUN=("${OSSL35_RUN[@]}")
         OPENSSL=("${OSSL_RUN[@]}" "$root/usr/bin/openssl")
     else
         OPENSSL=(openssl)
