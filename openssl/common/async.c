@@ -119,18 +119,21 @@ static int wait_parse(const char *s, uint32_t *us)
     return 1;
 }
 
-int mbo_max_wait_check(const char *cfg, char *why, size_t len)
+static int wait_valid(const char *s)
 {
     uint32_t us;
-    const char *env = getenv(MBO_MAX_WAIT_ENV);
-    const char *bad = env != NULL && !wait_parse(env, &us)   ? env
-                      : cfg != NULL && !wait_parse(cfg, &us) ? cfg
-                                                             : NULL;
+    return wait_parse(s, &us);
+}
+
+int mbo_max_wait_check(const char *cfg, char *why, size_t len)
+{
+    int env;
+    const char *bad = mbo_bad_setting(MBO_MAX_WAIT_ENV, cfg, wait_valid, &env);
     if (bad == NULL) {
         return 1;
     }
     snprintf(why, len, "%s \"%s\" is not a number of microseconds 0..%u: mbcrypto is not loaded",
-             bad == env ? MBO_MAX_WAIT_ENV : "the max-wait-us setting", bad, MBO_MAX_WAIT_US_MAX);
+             env ? MBO_MAX_WAIT_ENV : "the max-wait-us setting", bad, MBO_MAX_WAIT_US_MAX);
     return 0;
 }
 

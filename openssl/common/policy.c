@@ -103,20 +103,31 @@ int mbo_policy_parse(const char *s, unsigned *fams)
     return 1;
 }
 
-int mbo_policy_check(const char *cfg, char *why, size_t len)
+const char *mbo_bad_setting(const char *env, const char *cfg, int (*valid)(const char *),
+                            int *from_env)
+{
+    const char *e = getenv(env);
+    *from_env = e != NULL && !valid(e);
+    return *from_env ? e : cfg != NULL && !valid(cfg) ? cfg : NULL;
+}
+
+static int serve_valid(const char *s)
 {
     unsigned f;
-    const char *env = getenv(MBO_SERVE_ENV);
-    const char *bad = env != NULL && !mbo_policy_parse(env, &f)   ? env
-                      : cfg != NULL && !mbo_policy_parse(cfg, &f) ? cfg
-                                                                  : NULL;
+    return mbo_policy_parse(s, &f);
+}
+
+int mbo_policy_check(const char *cfg, char *why, size_t len)
+{
+    int env;
+    const char *bad = mbo_bad_setting(MBO_SERVE_ENV, cfg, serve_valid, &env);
     if (bad == NULL) {
         return 1;
     }
     snprintf(why, len,
              "%s \"%s\" is not auto, all, none or a comma-separated list of %s (nothing else, "
              "no spaces, no empty items): mbcrypto is not loaded",
-             bad == env ? MBO_SERVE_ENV : "the serve setting", bad, MBO_POLICY_NAMES);
+             env ? MBO_SERVE_ENV : "the serve setting", bad, MBO_POLICY_NAMES);
     return 0;
 }
 
