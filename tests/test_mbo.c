@@ -420,8 +420,9 @@ static int lone_job(int is_priv)
 }
 
 /* The lone-request rule: after four pauses in a row that nobody joined, a
- * lone request runs at once (counted, same result), every fourth pauses as
- * a probe; a probe joined by another request ends the streak. Off, or
+ * lone request runs at once (counted, same result), the fourth pauses as
+ * a probe, and after each probe nobody joined the interval doubles (8, 16,
+ * ..., 64); a probe joined by another request ends the streak. Off, or
  * with a max wait set, every request pauses. */
 static void test_lone_at_once(void **state)
 {
@@ -432,16 +433,17 @@ static void test_lone_at_once(void **state)
         assert_int_equal(lone_job(i & 1), ASYNC_PAUSE);
     }
     assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once);
-    for (int round = 0; round < 2; round++) {
-        for (int i = 0; i < 3; i++) {
+    unsigned n = 0;
+    for (unsigned interval = 4; interval <= 64; interval *= 2) {
+        for (unsigned i = 0; i + 1 < interval; i++, n++) {
             assert_int_equal(lone_job(i & 1), ASYNC_FINISH);
         }
         assert_int_equal(lone_job(1), ASYNC_PAUSE); /* the probe, joined by nobody */
     }
-    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 6);
-    /* Three at once again, then the probe; a request that finds the probe
-     * waiting joins it instead of running at once. */
-    for (int i = 0; i < 3; i++) {
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+    /* At most 64: 63 at once again, then the probe; a request that finds the
+     * probe waiting joins it instead of running at once. */
+    for (int i = 0; i < 63; i++, n++) {
         assert_int_equal(lone_job(0), ASYNC_FINISH);
     }
     struct rsa_req r[2];
@@ -458,14 +460,20 @@ static void test_lone_at_once(void **state)
         req_check(&r[i]);
         ASYNC_WAIT_CTX_free(j[i].ctx);
     }
-    /* They met: the streak is over, lone requests pause again. */
+    /* They met: the streak is over, lone requests pause again, and the next
+     * streak probes every fourth again. */
     assert_int_equal(lone_job(1), ASYNC_PAUSE);
-    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
-    /* Three more make four lone pauses in a row; with a max wait, and with
-     * the rule off, no request runs at once even so. */
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+    /* Three more make four lone pauses in a row: three at once, then the
+     * probe, the fourth again; with a max wait, and with the rule off, no
+     * request runs at once even so. */
     for (int i = 0; i < 3; i++) {
         assert_int_equal(lone_job(1), ASYNC_PAUSE);
     }
+    for (int i = 0; i < 3; i++, n++) {
+        assert_int_equal(lone_job(1), ASYNC_FINISH);
+    }
+    assert_int_equal(lone_job(1), ASYNC_PAUSE); /* the probe */
     assert_true(mbo_set_max_wait_us(1));
     assert_int_equal(lone_job(1), ASYNC_PAUSE);
     assert_true(mbo_set_max_wait_us(0));
@@ -473,7 +481,7 @@ static void test_lone_at_once(void **state)
     for (int i = 0; i < 6; i++) {
         assert_int_equal(lone_job(1), ASYNC_PAUSE);
     }
-    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + 9);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
     mbo_set_lone_at_once(1);
 }
 

@@ -45,21 +45,32 @@ static uint32_t max_wait_us; /* mbo_set_max_wait_us (atomic) */
 static int lone_at_once = 1; /* mbo_set_lone_at_once (atomic) */
 
 #define LONE_AFTER 4 /* lone pauses in a row before lone requests run at once */
-#define LONE_PROBE 4 /* then every LONE_PROBE-th lone request pauses */
+#define LONE_PROBE 4 /* then every LONE_PROBE-th lone request pauses, */
+#define LONE_PROBE_MAX                                                                             \
+    64 /* the interval doubling, up to this, after each                                            \
+        * probe that nobody joined */
 
 /* The calling thread's record for the rule (a job resumed on another
  * thread counts for neither). */
 static __thread struct {
-    unsigned streak;  /* pauses in a row that nobody joined */
-    unsigned at_once; /* lone requests run at once since the last probe */
-    uint64_t submits; /* requests submitted to this thread's batch manager */
+    unsigned streak;   /* pauses in a row that nobody joined */
+    unsigned at_once;  /* lone requests run at once since the last probe */
+    unsigned interval; /* the probe interval less LONE_PROBE (0: LONE_PROBE) */
+    uint64_t submits;  /* requests submitted to this thread's batch manager */
 } lone;
+
+/* lone_reset: the streak over; lone requests pause again. */
+static void lone_reset(void)
+{
+    lone.streak = 0;
+    lone.at_once = 0;
+    lone.interval = 0;
+}
 
 void mbo_set_lone_at_once(int on)
 {
     __atomic_store_n(&lone_at_once, on != 0, __ATOMIC_RELAXED);
-    lone.streak = 0;
-    lone.at_once = 0;
+    lone_reset();
 }
 
 /* lone_run_at_once: whether requests about to be submitted to mgr (the
@@ -70,7 +81,7 @@ static int lone_run_at_once(mbc_mgr *mgr, uint32_t max_wait)
         lone.streak < LONE_AFTER || mbc_mgr_pending(mgr) != 0) {
         return 0;
     }
-    if (++lone.at_once >= LONE_PROBE) {
+    if (++lone.at_once >= LONE_PROBE + lone.interval) {
         lone.at_once = 0;
         return 0; /* the probe */
     }
@@ -82,10 +93,13 @@ static int lone_run_at_once(mbc_mgr *mgr, uint32_t max_wait)
 static void lone_note(int met)
 {
     if (met) {
-        lone.streak = 0;
-        lone.at_once = 0;
+        lone_reset();
     } else if (lone.streak < LONE_AFTER) {
         lone.streak++;
+    } else {
+        /* A probe nobody joined: the next one twice as far away. */
+        const unsigned next = 2 * (LONE_PROBE + lone.interval);
+        lone.interval = (next < LONE_PROBE_MAX ? next : LONE_PROBE_MAX) - LONE_PROBE;
     }
 }
 

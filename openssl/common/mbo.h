@@ -293,10 +293,11 @@ void mbo_max_wait_setup(const char *cfg);
  * a thread whose last LONE_AFTER (4) paused requests met nobody (no other
  * request was submitted on the thread while they waited), a request that
  * finds the batch manager empty runs at once, as outside a job, counted as
- * async-at-once; every fourth such request still pauses (a probe), and a
- * paused request that meets another ends the streak. So one connection at
- * a time does not pay an event-loop round per request, and concurrent ones
- * batch again from the first probe on. mbo_set_lone_at_once(0) turns it
+ * async-at-once; the fourth such request still pauses (a probe), the
+ * interval doubling after each probe nobody joined up to one in 64, and a
+ * paused request that meets another ends the streak (the interval back to
+ * 4). So one connection at a time does not pay an event-loop round per
+ * request, and concurrent ones batch again from the next probe on. mbo_set_lone_at_once(0) turns it
  * off (every request pauses, as described above; tests that count pauses),
  * 1 on; either resets the calling thread's streak. The environment variable
  * MBCRYPTO_LONE_AT_ONCE=0, read at the first mbo_init, turns it off too.
