@@ -265,8 +265,9 @@ static int hand_off_in_job(struct hand_off_call *c)
  * one is named, every size where none is; nothing for the portable paths,
  * AES-GCM, ML-KEM or an unknown family). mbo_hand_off answers 1 (and
  * counts) under "auto" alone, outside ASYNC jobs, for an operation whose
- * lone path the selected implementation does not list; never inside a
- * job, never for an explicit setting. */
+ * lone path the selected implementation does not list; never for an
+ * explicit setting; inside a job only what the lone-request rule runs at
+ * once (test_lone_at_once; here the thread has no streak). */
 static void test_hand_off(void **state)
 {
     (void)state;
@@ -422,8 +423,10 @@ static int lone_job(int is_priv)
 /* The lone-request rule: after four pauses in a row that nobody joined, a
  * lone request runs at once (counted, same result), the fourth pauses as
  * a probe, and after each probe nobody joined the interval doubles (8, 16,
- * ..., 64); a probe joined by another request ends the streak. Off, or
- * with a max wait set, every request pauses. */
+ * ..., 64); a probe joined by another request ends the streak. Under
+ * "auto", what it runs at once goes to OpenSSL where our lone path is
+ * slower (mbo_hand_off). Off, or with a max wait set, every request
+ * pauses. */
 static void test_lone_at_once(void **state)
 {
     (void)state;
@@ -433,8 +436,37 @@ static void test_lone_at_once(void **state)
         assert_int_equal(lone_job(i & 1), ASYNC_PAUSE);
     }
     assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once);
-    unsigned n = 0;
-    for (unsigned interval = 4; interval <= 64; interval *= 2) {
+    /* Under "auto", a request the rule would run at once, of an operation
+     * whose lone path is not at OpenSSL's speed, is handed off instead
+     * (counted as both); one whose lone path is, is not; the probe is not. */
+    const char *env = getenv(MBO_SERVE_ENV);
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv(MBO_SERVE_ENV);
+    mbo_policy_setup("auto");
+    struct hand_off_call ecdh = {MBC_ALG_EC, MBC_OP_ECDH, 256, 0};
+    struct hand_off_call p384 = {MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 384, 0};
+    const int claimed = mbc_impl_lone(p384.alg, p384.op, p384.bits);
+    const uint64_t handed = ctr(MBO_CTR_HANDED_OFF);
+    assert_false(mbc_impl_lone(ecdh.alg, ecdh.op, ecdh.bits));
+    assert_int_equal(hand_off_in_job(&ecdh), 1);
+    assert_int_equal(hand_off_in_job(&p384), !claimed);
+    assert_int_equal(hand_off_in_job(&ecdh), 1);
+    unsigned n = 2 + !claimed;
+    assert_int_equal(ctr(MBO_CTR_HANDED_OFF), handed + n);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+    if (claimed) {
+        assert_int_equal(lone_job(0), ASYNC_FINISH); /* run at once, ours */
+        n++;
+    }
+    assert_int_equal(hand_off_in_job(&ecdh), 0); /* the probe's turn */
+    assert_int_equal(lone_job(1), ASYNC_PAUSE);  /* the probe, joined by nobody */
+    assert_int_equal(ctr(MBO_CTR_HANDED_OFF), handed + 2 + !claimed);
+    if (saved != NULL) {
+        setenv(MBO_SERVE_ENV, saved, 1);
+        free(saved);
+    }
+    mbo_policy_setup(NULL);
+    for (unsigned interval = 8; interval <= 64; interval *= 2) {
         for (unsigned i = 0; i + 1 < interval; i++, n++) {
             assert_int_equal(lone_job(i & 1), ASYNC_FINISH);
         }

@@ -73,12 +73,19 @@ void mbo_set_lone_at_once(int on)
     lone_reset();
 }
 
+/* lone_streak: whether the rule is on and the thread on a streak of lone
+ * pauses, with mgr (its batch manager) empty. */
+static int lone_streak(mbc_mgr *mgr, uint32_t max_wait)
+{
+    return max_wait == 0 && __atomic_load_n(&lone_at_once, __ATOMIC_RELAXED) &&
+           lone.streak >= LONE_AFTER && mbc_mgr_pending(mgr) == 0;
+}
+
 /* lone_run_at_once: whether requests about to be submitted to mgr (the
  * thread's batch manager, empty or not) run at once instead. */
 static int lone_run_at_once(mbc_mgr *mgr, uint32_t max_wait)
 {
-    if (max_wait != 0 || !__atomic_load_n(&lone_at_once, __ATOMIC_RELAXED) ||
-        lone.streak < LONE_AFTER || mbc_mgr_pending(mgr) != 0) {
+    if (!lone_streak(mgr, max_wait)) {
         return 0;
     }
     if (++lone.at_once >= LONE_PROBE + lone.interval) {
@@ -313,6 +320,20 @@ int mbo_batching(void)
 {
     ASYNC_JOB *aj = ASYNC_get_current_job();
     return aj != NULL && ASYNC_get_wait_ctx(aj) != NULL;
+}
+
+int mbo_lone_now(void)
+{
+    struct mbo_thread *t = mbo_batching() ? mbo_thread_get() : NULL;
+    /* The next request runs at once unless it is the probe: the decision
+     * lone_run_at_once would make, taken here for the request. */
+    if (t == NULL || !lone_streak(mbo_thread_mgr(t, 0), mbo_max_wait_us()) ||
+        lone.at_once + 1 >= LONE_PROBE + lone.interval) {
+        return 0;
+    }
+    lone.at_once++;
+    mbo_count(MBO_CTR_ASYNC_AT_ONCE, 1);
+    return 1;
 }
 
 /* status: the first error among the jobs' statuses, else MBC_OK. */

@@ -130,8 +130,9 @@ unsigned mbo_policy(void);
  * (fast_ops), so without this a program that never uses ASYNC jobs would
  * get the slower lone path. Counted as sync-handed-off when it answers 1.
  * An explicit setting ("all", a list) never hands off: it asks for
- * mbcrypto's code. A request inside a job that the lone-request rule runs
- * at once (below) is not handed off either.
+ * mbcrypto's code. Inside a job (mbo_batching() is 1), a request that the
+ * lone-request rule (below) would run at once, and not as its probe, is
+ * handed off too (mbo_lone_now): it would run alone all the same.
  */
 int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits);
 
@@ -166,9 +167,10 @@ enum mbo_counter {
     MBO_CTR_MLKEM_ENCAPS,  /* ML-KEM-768 encapsulations */
     MBO_CTR_MLKEM_DECAPS,  /* ML-KEM-768 decapsulations */
     MBO_CTR_ASYNC_AT_ONCE, /* requests in ASYNC jobs run at once by the
-                            * lone-request rule (mbo_run) */
-    MBO_CTR_HANDED_OFF,    /* requests outside ASYNC jobs handed to
-                            * OpenSSL's implementation (mbo_hand_off) */
+                            * lone-request rule (mbo_run, mbo_lone_now) */
+    MBO_CTR_HANDED_OFF,    /* requests handed to OpenSSL's implementation
+                            * (mbo_hand_off): outside ASYNC jobs, and in
+                            * them when run at once (also async-at-once) */
     MBO_NUM_COUNTERS
 };
 
@@ -304,6 +306,13 @@ void mbo_max_wait_setup(const char *cfg);
  */
 #define MBO_LONE_ENV "MBCRYPTO_LONE_AT_ONCE"
 void mbo_set_lone_at_once(int on);
+
+/* mbo_lone_now: inside an ASYNC job with a wait context, whether the
+ * lone-request rule would run the thread's next request at once, and not as
+ * its probe; if so (1) that request is taken as one run at once (toward
+ * the probe, counted as async-at-once) and the caller runs it elsewhere,
+ * never through mbo_run. 0 outside a job and while the rule is off. */
+int mbo_lone_now(void);
 
 /* mbo_batching: whether a request mbo_run takes now would go to the
  * thread's batch manager: inside an OpenSSL ASYNC job with a wait context

@@ -162,7 +162,8 @@ static int plain_derive(struct ecdh *e, unsigned char *secret, size_t *secretlen
         *secretlen = slen;
         return 1;
     }
-    EVP_PKEY_CTX *h = mbo_hand_off(MBC_ALG_EC, MBC_OP_ECDH, 8 * (unsigned)slen)
+    EVP_PKEY_CTX *h = mbp_derived_before(&e->key->derived) &&
+                              mbo_hand_off(MBC_ALG_EC, MBC_OP_ECDH, 8 * (unsigned)slen)
                           ? mbp_sync_op(e->pc, &e->sync, mbp_ec_sync(e->key), MBP_SYNC_DERIVE,
                                         mbp_ec_sync(e->peer))
                           : NULL;

@@ -27,6 +27,7 @@ struct xkey {
     uint8_t priv[LEN]; /* as given (OpenSSL keeps it unclamped) */
     EVP_PKEY *sync;    /* the default provider's copy, for handed-off
                         * requests (mbp_sync_keep); NULL: none yet */
+    int derived;       /* mbp_derived_before's flag */
 };
 
 /* drop_sync: forgets k's copy (its value is about to change). */
@@ -446,7 +447,8 @@ static int xe_derive(void *ctx, unsigned char *secret, size_t *secretlen, size_t
         return 0;
     }
     EVP_PKEY_CTX *h =
-        mbo_hand_off(MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255)
+        mbp_derived_before(&e->key->derived) &&
+                mbo_hand_off(MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255)
             ? mbp_sync_op(e->pc, &e->sync, sync_key(e->key), MBP_SYNC_DERIVE, sync_key(e->peer))
             : NULL;
     if (h != NULL) {

@@ -126,6 +126,25 @@ sys.exit(1)
 PY
 }
 
+# route ALG OP BITS FAMILY_OP: "ours", "handed", or "none" when "auto" does
+# not serve the family (its FAMILY_OP bit not in fast_ops: policy.c's rows),
+# by the library's mbc_impl_get_info and mbc_impl_lone on this CPU.
+route() {
+    python3 - "$(dirname "$MBC_PROVIDER_DIR")/libmbcrypto.so" "$@" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+class Info(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("tier", ctypes.c_int), ("lanes", ctypes.c_uint),
+                ("fast_ops", ctypes.c_uint)]
+lib.mbc_impl_get_info.restype = ctypes.POINTER(Info)
+alg, op, bits, fam_op = map(int, sys.argv[2:6])
+if not (lib.mbc_impl_get_info(alg).contents.fast_ops >> fam_op) & 1:
+    print("none")
+else:
+    print("ours" if lib.mbc_impl_lone(alg, op, bits) else "handed")
+PY
+}
+
 # counter FILE NAME: the value of one counter of a counters file.
 counter() { python3 "$MBC_SRC/tests/openssl/counters.py" "$1" "$2"; }
 
