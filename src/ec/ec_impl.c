@@ -1,5 +1,6 @@
 /* ec_impl.c - the EC implementations and their selection. */
 #include "../internal.h"
+#include "../wipe.h"
 #include "ec_adx.h"
 #include "ec_kern.h"
 
@@ -79,6 +80,7 @@ static const struct mbc_ec_impl ec_adx = {
     .verify = EC_ADX_SET(verify),
     .ecdh = EC_ADX_SET(ecdh),
     .lone = ec_lone,
+    .one_scrub = MBC_WIPE_EC_ONE,
 };
 #endif
 
@@ -117,9 +119,11 @@ static const struct mbc_ec_impl ec_adx = {
 #if MBC_HAVE_ADX
 #define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
 #define EC_IFMA_ONE_KERN(op, p384_kern) mbc_ec_##op##_kern_adx
+#define EC_IFMA_ONE_SCRUB MBC_WIPE_EC_ONE
 #else
 #define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
 #define EC_IFMA_ONE_KERN(op, p384_kern) (p384_kern)
+#define EC_IFMA_ONE_SCRUB 0 /* the spread and ymm kernels: MBC_WIPE_EC */
 #endif
 static const struct mbc_ec_impl ec_ifma = {
     .base = {.info = {.name = "ifma",
@@ -134,6 +138,7 @@ static const struct mbc_ec_impl ec_ifma = {
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
     .lone = ec_lone,
+    .one_scrub = EC_IFMA_ONE_SCRUB,
 };
 #endif
 
