@@ -184,7 +184,7 @@ static void FN(pt_add)(struct FN(pt) * r, const struct FN(pt) * p, const struct 
 }
 
 /* The scalar multiplications run in Jacobian coordinates (x = X / Z^2,
- * y = Y / Z^3; the identity has Z = 0), which double at 3M + 5S and add at
+ * y = Y / Z^3; the identity has Z = 0), which double at 4M + 4S and add at
  * 12M + 4S (7M + 4S to an affine point), against 7M + 3S and 12M of the
  * projective formulas, with fewer additions. These formulas are not
  * complete: the identity (Z = 0) is handled by masks, and the doubling
@@ -411,7 +411,13 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
             ec64_scan(xy, tab, EC64_COMB_ENTRIES, 2 * N, absd - 1);
         }
         FN(cneg)(y, neg);
-        FN(jmadd)(&t, r, x, y);
+        if (i == 0) { /* r is the identity: r + (x, y) is (x : y : 1) */
+            memcpy(t.x, x, sizeof(t.x));
+            memcpy(t.y, y, sizeof(t.y));
+            memcpy(t.z, CV->p_one, sizeof(t.z));
+        } else {
+            FN(jmadd)(&t, r, x, y);
+        }
         FN(jsel)(r, ~mbc_ct_is_zero_mask(absd), &t);
     }
     FN(to_proj)(r, r);
