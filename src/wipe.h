@@ -64,7 +64,13 @@
  *    keeps 2k columns of 8-word lanes), 21432 one by one on the one-lane
  *    ones. The IFMA kernels' static frames (gcc -fstack-usage: fe_inv 8.3 KB,
  *    verify 7.3 KB, sign 4.7 KB, mul_var and the point formulas 3 to 4 KB)
- *    add up to less.
+ *    add up to less. A call whose requests all ran on the scalar adx
+ *    kernels (ec_adx.c: the lone requests of the adx and ifma rows, every
+ *    request of the adx row) scrubs 12 KiB (MBC_WIPE_EC_ONE, the
+ *    implementation's one_scrub, ec_kern.h): test_wipe checks the depth at
+ *    lanes 0x01 and 0x23. The 48 KiB memset cost about 1.5k of the 31-33k
+ *    TSC cycles of a lone P-256 key generation (Xeon family 6 model 167)
+ *    and pushed the caller's working set out of the 48 KiB L1.
  */
 #define MBC_WIPE_RSA_KEY_NEW 12288
 #define MBC_WIPE_RSA_PRIVATE 65536
@@ -72,6 +78,7 @@
 #define MBC_WIPE_X25519 49152
 #define MBC_WIPE_X25519_ONE 12288
 #define MBC_WIPE_EC 49152
+#define MBC_WIPE_EC_ONE 12288
 
 /*
  * mbc_wipe_secrets: zeroes stack_bytes bytes of stack below its caller's

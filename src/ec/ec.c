@@ -117,11 +117,13 @@ static void ec_refuse_overlaps(struct mbc_lanes *ln, const struct ec_call *c)
  * ec_run: one EC call: the lane checks (arrays: the pointer arrays that
  * must hold no NULL), the plan, one work block, then body on the packed
  * requests (once, or once per request for the one-by-one plan: lanes.h),
- * and the finish.
+ * and the finish. *scrub (when not NULL) becomes the stack scrub the
+ * caller owes: MBC_WIPE_EC, or the implementation's one_scrub when every
+ * request ran on its .one kernel.
  */
 static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
                          const void *const *const arrays[], unsigned num_arrays,
-                         mbc_lanes_body_fn *body)
+                         mbc_lanes_body_fn *body, size_t *scrub)
 {
     /* test hook ec_batch_plan: 2 requests or more take the batch kernel */
     static const struct mbc_kplan batch_plan = {.few_lanes = 0, .one_by_one = 1};
@@ -131,7 +133,13 @@ static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
     mbc_lanes_begin(&ln, lane_mask, c->c != NULL, arrays, num_arrays, ec_lane_check, c);
     ec_refuse_overlaps(&ln, c);
     struct ec_work *w = NULL;
-    if (mbc_lanes_pick(&ln, kp) != MBC_PLAN_NONE) {
+    const enum mbc_plan plan = mbc_lanes_pick(&ln, kp);
+    if (scrub != NULL) {
+        const size_t one = mbc_dispatch_get()->ec->one_scrub;
+        *scrub =
+            (plan == MBC_PLAN_ONE || plan == MBC_PLAN_ONE_BY_ONE) && one != 0 ? one : MBC_WIPE_EC;
+    }
+    if (plan != MBC_PLAN_NONE) {
         w = mbc_aligned_alloc(sizeof(*w));
         if (w == NULL) {
             mbc_lanes_fail(&ln, ln.valid, MBC_LANE_NO_MEMORY);
@@ -318,11 +326,12 @@ static void sign_body(struct mbc_lanes *ln, const void *call, void *work)
 
 /* sign_mb8: the work of both signing calls, in frames of its own that the
  * callers then scrub (wipe.h). */
-__attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask)
+__attribute__((noinline)) static mbc_status sign_mb8(const struct ec_call *c, unsigned lane_mask,
+                                                     size_t *scrub)
 {
     const void *const *const with_k[3] = {(const void *const *)c->out, c->key,
                                           (const void *const *)c->in2};
-    return ec_run(c, lane_mask, with_k, c->in2 != NULL ? 3 : 2, sign_body);
+    return ec_run(c, lane_mask, with_k, c->in2 != NULL ? 3 : 2, sign_body, scrub);
 }
 
 /* sign_call: one signing call; k NULL draws the nonces (the random calls),
@@ -340,8 +349,9 @@ static mbc_status sign_call(uint8_t *const sig[MBC_LANES], const uint8_t *const 
                               .in_len = digest_len,
                               .in2 = k,
                               .key = (const void *const *)key};
-    const mbc_status st = sign_mb8(&c, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_EC);
+    size_t scrub = MBC_WIPE_EC;
+    const mbc_status st = sign_mb8(&c, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 
@@ -420,7 +430,7 @@ MBC_API mbc_status mbc_ecdsa_verify_mb8(const uint8_t *const sig[MBC_LANES],
                               .in2 = sig,
                               .key = (const void *const *)key};
     const void *const *const arrays[2] = {(const void *const *)sig, c.key};
-    return ec_run(&c, lane_mask, arrays, 2, verify_body);
+    return ec_run(&c, lane_mask, arrays, 2, verify_body, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -456,7 +466,8 @@ static void ecdh_body(struct mbc_lanes *ln, const void *call, void *work)
 __attribute__((noinline)) static mbc_status ecdh_mb8(uint8_t *const secret[MBC_LANES],
                                                      const uint8_t *const peer[MBC_LANES],
                                                      const mbc_ec_priv_key *const key[MBC_LANES],
-                                                     mbc_curve curve, unsigned lane_mask)
+                                                     mbc_curve curve, unsigned lane_mask,
+                                                     size_t *scrub)
 {
     const struct ec_call c = {.op = EC_OP_ECDH,
                               .curve = curve,
@@ -466,7 +477,7 @@ __attribute__((noinline)) static mbc_status ecdh_mb8(uint8_t *const secret[MBC_L
                               .key = (const void *const *)key};
     const void *const *const arrays[3] = {(const void *const *)secret, (const void *const *)peer,
                                           c.key};
-    return ec_run(&c, lane_mask, arrays, 3, ecdh_body);
+    return ec_run(&c, lane_mask, arrays, 3, ecdh_body, scrub);
 }
 
 MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
@@ -474,8 +485,9 @@ MBC_API mbc_status mbc_ecdh_mb8(uint8_t *const secret[MBC_LANES],
                                 const mbc_ec_priv_key *const key[MBC_LANES], mbc_curve curve,
                                 unsigned lane_mask)
 {
-    const mbc_status st = ecdh_mb8(secret, peer, key, curve, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_EC);
+    size_t scrub = MBC_WIPE_EC;
+    const mbc_status st = ecdh_mb8(secret, peer, key, curve, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 
@@ -515,19 +527,21 @@ static void keygen_body(struct mbc_lanes *ln, const void *call, void *work)
  * caller then scrubs (wipe.h). */
 __attribute__((noinline)) static mbc_status keygen_mb8(uint8_t *const d[MBC_LANES],
                                                        uint8_t *const point[MBC_LANES],
-                                                       mbc_curve curve, unsigned lane_mask)
+                                                       mbc_curve curve, unsigned lane_mask,
+                                                       size_t *scrub)
 {
     const struct ec_call c = {
         .op = EC_OP_KEYGEN, .curve = curve, .c = mbc_ec_curve(curve), .out = d, .out2 = point};
     const void *const *const arrays[2] = {(const void *const *)d, (const void *const *)point};
-    return ec_run(&c, lane_mask, arrays, 2, keygen_body);
+    return ec_run(&c, lane_mask, arrays, 2, keygen_body, scrub);
 }
 
 MBC_API mbc_status mbc_ec_keygen_mb8(uint8_t *const d[MBC_LANES], uint8_t *const point[MBC_LANES],
                                      mbc_curve curve, unsigned lane_mask)
 {
-    const mbc_status st = keygen_mb8(d, point, curve, lane_mask);
-    mbc_wipe_secrets(MBC_WIPE_EC);
+    size_t scrub = MBC_WIPE_EC;
+    const mbc_status st = keygen_mb8(d, point, curve, lane_mask, &scrub);
+    mbc_wipe_secrets(scrub);
     return st;
 }
 

@@ -1,5 +1,6 @@
 /* ec_impl.c - the EC implementations and their selection. */
 #include "../internal.h"
+#include "../wipe.h"
 #include "ec_adx.h"
 #include "ec_kern.h"
 
@@ -40,7 +41,13 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * family 6 model 207 (openssl speed), and 1.05x, 0.93x, 0.81x on an EPYC
  * family 26 model 2 (bench/sync_ab, least CPU time; README); P-384 there
  * 13-15x, 2.4-2.7x and 3.2-3.5x (openssl speed). P-256 key generation:
- * 1.07x in mbc_bench on the Xeon (adx), above.
+ * 1.07x in mbc_bench on the Xeon (adx), above; the lone p50 0.93x OpenSSL
+ * 3.0's and 0.99x 3.5's on a Xeon family 6 model 167 (mbc_bench
+ * --concurrency 1,2, load 7-11, since the 4M + 4S doubling and the 12 KiB
+ * scrub; 1.01x of 3.0's before). On that Xeon the lone P-256 sign, verify
+ * and ECDH were 0.76x, 0.76-0.78x and 0.88-0.89x OpenSSL's p50 in the
+ * same runs, but through the provider they were not measured there, so
+ * they stay with OpenSSL.
  */
 static const struct mbc_op_size ec_lone[] = {
     {MBC_OP_ECDSA_SIGN, 384},   {MBC_OP_ECDSA_VERIFY, 384}, {MBC_OP_ECDH, 384},
@@ -79,6 +86,7 @@ static const struct mbc_ec_impl ec_adx = {
     .verify = EC_ADX_SET(verify),
     .ecdh = EC_ADX_SET(ecdh),
     .lone = ec_lone,
+    .one_scrub = MBC_WIPE_EC_ONE,
 };
 #endif
 
@@ -117,9 +125,11 @@ static const struct mbc_ec_impl ec_adx = {
 #if MBC_HAVE_ADX
 #define EC_IFMA_NEEDS (MBC_CPU_IFMA_PATH | MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2)
 #define EC_IFMA_ONE_KERN(op, p384_kern) mbc_ec_##op##_kern_adx
+#define EC_IFMA_ONE_SCRUB MBC_WIPE_EC_ONE
 #else
 #define EC_IFMA_NEEDS MBC_CPU_IFMA_PATH
 #define EC_IFMA_ONE_KERN(op, p384_kern) (p384_kern)
+#define EC_IFMA_ONE_SCRUB 0 /* the spread and ymm kernels: MBC_WIPE_EC */
 #endif
 static const struct mbc_ec_impl ec_ifma = {
     .base = {.info = {.name = "ifma",
@@ -134,6 +144,7 @@ static const struct mbc_ec_impl ec_ifma = {
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
     .lone = ec_lone,
+    .one_scrub = EC_IFMA_ONE_SCRUB,
 };
 #endif
 

@@ -124,6 +124,22 @@ FE64_INLINE void fe64_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, con
     (void)fe64_add_carry(r, d, t, N);
 }
 
+/* fe64_half: r = a / 2 mod m (m odd, a < m): a + m when a is odd, shifted
+ * right one bit with the carry on top. */
+FE64_INLINE void fe64_half(uint64_t *r, const uint64_t *a, const uint64_t *m, unsigned N)
+{
+    uint64_t t[EC64_MAX_N], s[EC64_MAX_N];
+    const uint64_t mask = fe64_spread(0 - (a[0] & 1), a, N);
+    for (unsigned j = 0; j < N; j++) {
+        t[j] = m[j] & mask;
+    }
+    const uint64_t c = fe64_add_carry(s, a, t, N);
+    for (unsigned j = 0; j + 1 < N; j++) {
+        r[j] = s[j] >> 1 | s[j + 1] << 63;
+    }
+    r[N - 1] = s[N - 1] >> 1 | c << 63;
+}
+
 /*
  * fe64_redc: r = t / R mod m (< m) for the 2N-limb t < m R (Montgomery
  * reduction, operand scanning: N steps of t += q m 2^(64 i) with
