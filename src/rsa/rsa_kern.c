@@ -110,10 +110,10 @@ static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md, c
     const unsigned nwin = (d_bits + RSA_WIN - 1) / RSA_WIN;
     const unsigned top = d_bits - (nwin - 1) * RSA_WIN;
     mb52_lookup(r, table, nt, mb52_window(d, k, (nwin - 1) * RSA_WIN, top), k);
-    /* The next entry is looked up in pieces, one share after each squaring:
-     * the blends fill the issue slots the squaring's serial carry tail and
-     * the next one's start leave idle (a whole lookup after the squarings
-     * cost RSA-2048 8% of a window). */
+    /* The next entry is looked up in pieces (k is a multiple of
+     * MB52_LOOKUP_PIECE), one share after each squaring: the blends and the
+     * loads of tables larger than the L1 cache (3072, 4096) overlap the
+     * squaring's serial carry tail and the next one's start. */
     const unsigned pieces = k / MB52_LOOKUP_PIECE;
     vmask hit[1u << RSA_WIN];
     for (unsigned wi = nwin - 1; wi-- > 0;) {
