@@ -564,10 +564,11 @@ MB52_INLINE void mb52_table_get(mb52_row *a, const mb52_row *table, unsigned n, 
     }
 }
 
-/* mb52_lookup_rows: one block of nb <= MB52_LOOKUP_BLOCK rows: r[j] =
- * block[t nb + j] for the entry t whose mask hit[t] is set, per lane. */
-MB52_INLINE void mb52_lookup_rows(mb52_row *r, const mb52_row *block, unsigned n, const vmask *hit,
-                                  unsigned nb)
+/* mb52_lookup_span: nb <= MB52_LOOKUP_BLOCK rows, r[j] = base[t stride + j]
+ * for the entry t whose mask hit[t] is set, per lane, reading the nb rows of
+ * every one of the n entries. */
+MB52_INLINE void mb52_lookup_span(mb52_row *r, const mb52_row *base, size_t stride, unsigned n,
+                                  const vmask *hit, unsigned nb)
 {
     vec acc[MB52_LOOKUP_BLOCK];
     MB52_UNROLL
@@ -575,7 +576,7 @@ MB52_INLINE void mb52_lookup_rows(mb52_row *r, const mb52_row *block, unsigned n
         acc[j] = v_zero();
     }
     for (unsigned t = 0; t < n; t++) {
-        const mb52_row *entry = block + (size_t)t * nb;
+        const mb52_row *entry = base + (size_t)t * stride;
         MB52_UNROLL
         for (unsigned j = 0; j < nb; j++) {
             acc[j] = v_blend(hit[t], acc[j], v_load(entry[j]));
@@ -587,14 +588,49 @@ MB52_INLINE void mb52_lookup_rows(mb52_row *r, const mb52_row *block, unsigned n
     }
 }
 
+/* mb52_lookup_rows: one block of nb <= MB52_LOOKUP_BLOCK rows: r[j] =
+ * block[t nb + j] for the entry t whose mask hit[t] is set, per lane. */
+MB52_INLINE void mb52_lookup_rows(mb52_row *r, const mb52_row *block, unsigned n, const vmask *hit,
+                                  unsigned nb)
+{
+    mb52_lookup_span(r, block, nb, n, hit, nb);
+}
+
+/* mb52_lookup_hits: hit[t] = the lanes where idx == t, t < n. */
+MB52_INLINE void mb52_lookup_hits(vmask *hit, vec idx, unsigned n)
+{
+    for (unsigned t = 0; t < n; t++) {
+        hit[t] = v_eq(idx, v_set1(t));
+    }
+}
+
+/*
+ * mb52_lookup_piece: rows MB52_LOOKUP_PIECE p .. MB52_LOOKUP_PIECE (p + 1) - 1
+ * of r = table[idx] (hit from mb52_lookup_hits), reading those rows of every
+ * entry: a lookup done in k / MB52_LOOKUP_PIECE pieces (k a multiple of it)
+ * that a caller spreads between other work, whose serial tails (carry
+ * ripples) leave issue slots the blends fill. MB52_LOOKUP_PIECE divides both
+ * block lengths, so a piece never straddles a block. p is public.
+ */
+#define MB52_LOOKUP_PIECE 5
+MB52_INLINE void mb52_lookup_piece(mb52_row *r, const mb52_row *table, unsigned n, const vmask *hit,
+                                   unsigned k, unsigned p)
+{
+    const unsigned nb = mb52_lookup_block(k);
+    const unsigned row = p * MB52_LOOKUP_PIECE;
+    /* nb is one of two constants: a constant divisor, no division */
+    const unsigned j0 = nb == MB52_LOOKUP_BLOCK ? row - row % MB52_LOOKUP_BLOCK
+                                                : row - row % (MB52_LOOKUP_BLOCK / 2);
+    const unsigned len = k - j0 < nb ? k - j0 : nb;
+    mb52_lookup_span(r + row, table + (size_t)j0 * n + (row - j0), len, n, hit, MB52_LOOKUP_PIECE);
+}
+
 /* mb52_lookup: r = table[idx] per lane (a table of mb52_table_put),
  * reading every entry. idx is secret; no address depends on it. */
 MB52_INLINE void mb52_lookup(mb52_row *r, const mb52_row *table, unsigned n, vec idx, unsigned k)
 {
     vmask hit[MB52_LOOKUP_MAX];
-    for (unsigned t = 0; t < n; t++) {
-        hit[t] = v_eq(idx, v_set1(t));
-    }
+    mb52_lookup_hits(hit, idx, n);
     const unsigned nb = mb52_lookup_block(k);
     for (unsigned j0 = 0; j0 < k; j0 += nb) {
         const mb52_row *block = table + (size_t)j0 * n;

@@ -110,11 +110,20 @@ static void win_exp(mb52_row *r, const mb52_row *x, const struct mb52_mod *md, c
     const unsigned nwin = (d_bits + RSA_WIN - 1) / RSA_WIN;
     const unsigned top = d_bits - (nwin - 1) * RSA_WIN;
     mb52_lookup(r, table, nt, mb52_window(d, k, (nwin - 1) * RSA_WIN, top), k);
+    /* The next entry is looked up in pieces (k is a multiple of
+     * MB52_LOOKUP_PIECE), one share after each squaring: the blends and the
+     * loads of tables larger than the L1 cache (3072, 4096) overlap the
+     * squaring's serial carry tail and the next one's start. */
+    const unsigned pieces = k / MB52_LOOKUP_PIECE;
+    vmask hit[1u << RSA_WIN];
     for (unsigned wi = nwin - 1; wi-- > 0;) {
+        mb52_lookup_hits(hit, mb52_window(d, k, wi * RSA_WIN, RSA_WIN), nt);
         for (unsigned s = 0; s < RSA_WIN; s++) {
             ops->sqr(r, r, md->m, m0);
+            for (unsigned p = s * pieces / RSA_WIN; p < (s + 1) * pieces / RSA_WIN; p++) {
+                mb52_lookup_piece(w, table, nt, hit, k, p);
+            }
         }
-        mb52_lookup(w, table, nt, mb52_window(d, k, wi * RSA_WIN, RSA_WIN), k);
         ops->mul(r, r, w, md->m, m0);
     }
 }
