@@ -34,23 +34,26 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * The lone requests at OpenSSL's speed or better (mbc_impl_lone), on both
  * rows that run lone requests on the scalar kernels (adx, and ifma, whose
  * lone requests are adx's but P-384 key generation, spread over the 8
- * lanes): every P-384 operation and both key generations. Not P-256
- * signing, verification or ECDH, which did not hold on every CPU measured:
- * through the provider without async jobs against OpenSSL 3.0's default
- * provider, sign 0.73-0.81x, verify 0.70-0.74x, ECDH 0.75-0.85x on a Xeon
- * family 6 model 207 (openssl speed), and 1.05x, 0.93x, 0.81x on an EPYC
- * family 26 model 2 (bench/sync_ab, least CPU time; README); P-384 there
- * 13-15x, 2.4-2.7x and 3.2-3.5x (openssl speed). P-256 key generation:
- * 1.07x in mbc_bench on the Xeon (adx), above; the lone p50 0.93x OpenSSL
- * 3.0's and 0.99x 3.5's on a Xeon family 6 model 167 (mbc_bench
- * --concurrency 1,2, load 7-11, since the 4M + 4S doubling and the 12 KiB
- * scrub; 1.01x of 3.0's before). On that Xeon the lone P-256 sign, verify
- * and ECDH were 0.76x, 0.76-0.78x and 0.88-0.89x OpenSSL's p50 in the
- * same runs, but through the provider they were not measured there, so
- * they stay with OpenSSL.
+ * lanes): every operation of both curves. Through the provider without
+ * async jobs against the default provider (bench/sync_ab, least CPU time
+ * per operation) on a Xeon family 6 model 167, since the 4M + 4S doubling
+ * and the deferred P-256 reduction carries: P-256 sign 1.32x, verify
+ * 1.30x, ECDH 1.13x (load 4-6); handed off, 0.99x each. On an EPYC family
+ * 26 model 2, before those (the doubling 22% and a variable-base
+ * multiplication 18% dearer on the Xeon): sign 1.05x, verify 0.93x, ECDH
+ * 0.81x; on a Xeon family 6 model 207, with the kernels before that
+ * (openssl speed), 0.73-0.81x, 0.70-0.74x and 0.75-0.85x: unmeasured
+ * since. In TLS a handed-off request also pays for its operation context
+ * (libssl makes one per handshake), and ephemeral keys for their copies:
+ * tls_bench on the model 167 without ssl-mode-async, one connection, gave
+ * ECDSA P-256 + X25519 0.87-0.92x the default provider handed off against
+ * 0.98-1.02x ours. P-384 on model 207: 13-15x, 2.4-2.7x and 3.2-3.5x
+ * (openssl speed). P-256 key generation: 1.07x in mbc_bench on the model
+ * 207 (adx); the lone p50 0.93x OpenSSL 3.0's and 0.99x 3.5's on the model
+ * 167 (mbc_bench --concurrency 1,2, load 7-11).
  */
 static const struct mbc_op_size ec_lone[] = {
-    {MBC_OP_ECDSA_SIGN, 384},   {MBC_OP_ECDSA_VERIFY, 384}, {MBC_OP_ECDH, 384},
+    {MBC_OP_ECDSA_SIGN, 0},     {MBC_OP_ECDSA_VERIFY, 0},   {MBC_OP_ECDH, 0},
     {MBC_OP_EC_KEYGEN_P384, 0}, {MBC_OP_EC_KEYGEN_P256, 0}, {0, 0},
 };
 #endif
