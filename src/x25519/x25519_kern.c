@@ -78,23 +78,24 @@ _Atomic unsigned long MBC_KFN(x25519_kern_hits);
  * The minuends da and aa are biased as well, aa + a24 e is a24 e added
  * onto aa's digits by the multiply-adds, and e is taken from the uncarried
  * aa and bb: 25 operations per step fewer than subtracting and adding
- * carried values.
+ * carried values. Every carry of a step feeds only multiplies and squares,
+ * so each is fe_carry_m (M, fe.h), 4 operations fewer.
  */
 MB52_INLINE void ladder_step(fe *x2, fe *z2, fe *x3, fe *z3, fe x1, vmask m)
 {
-    const fe a = fe_add(*x2, *z2);
-    const fe b = fe_sub_biased(*x2, *z2);
-    const fe c = fe_add(*x3, *z3);
-    const fe d = fe_sub_biased(*x3, *z3);
+    const fe a = fe_add_m(*x2, *z2);
+    const fe b = fe_sub_biased_m(*x2, *z2);
+    const fe c = fe_add_m(*x3, *z3);
+    const fe d = fe_sub_biased_m(*x3, *z3);
     const fe aak = fe_sqr_biased_u(fe_blend(m, a, c)); /* aa + 1024 p */
     const fe bbu = fe_sqr_u(fe_blend(m, b, d));
     const fe dak = fe_mul_biased_u(d, a); /* da + 1024 p */
     const fe cb = fe_mul_u(c, b);
-    const fe e = fe_sub_biased(aak, bbu);
-    *x3 = fe_sqr_biased_u(fe_add(dak, cb));
-    *z3 = fe_mul_u(x1, fe_sqr(fe_sub_biased(dak, cb)));
-    *x2 = fe_mul_biased_u(fe_carry(aak), fe_carry(bbu));
-    *z2 = fe_mul_u(e, fe_carry(fe_mul_small_add_u(aak, e, A24)));
+    const fe e = fe_sub_biased_m(aak, bbu);
+    *x3 = fe_sqr_biased_u(fe_add_m(dak, cb));
+    *z3 = fe_mul_u(x1, fe_sqr_m(fe_sub_biased_m(dak, cb)));
+    *x2 = fe_mul_biased_u(fe_carry_m(aak), fe_carry_m(bbu));
+    *z2 = fe_mul_u(e, fe_carry_m(fe_mul_small_add_u(aak, e, A24)));
 }
 
 /* finish: out = canonical x / z, and the lanes where it is not 0. */
