@@ -22,6 +22,11 @@
  *                  a product below 2^43). Values are congruent mod
  *                  p, not reduced; only fe_canon gives the unique
  *                  representative below p.
+ *   M ("masked by the multiplies"): digit 4 as in F, and digits 0..3 whose
+ *                  bits 0..51 are F's digits, with carried-out bits left
+ *                  above them (fe_carry_m). Only a multiply or square may
+ *                  take it (their multiply-adds read bits 0..51 alone);
+ *                  no add, subtract, blend into a sum or store.
  *   U ("uncarried"): every digit < 2^56. What the _u forms of the multiply,
  *                  square and times-a-constant return: their products before
  *                  the carry (fe_carry of a U value is in F). fe_add and
@@ -105,36 +110,55 @@ MB52_INLINE fe fe_blend(vmask m, fe a, fe b)
  * (F), with no second pass. 1 multiply-add (19 c, exact: 19 c < 2^21), 14
  * other ops.
  */
-MB52_INLINE fe fe_carry(fe r)
+MB52_INLINE fe fe_carry_any(fe r, int lazy)
 {
     const vec m52 = v_set1(MB52_MASK);
     r.d[0] = v_madd52lo(r.d[0], v_srl(r.d[4], 47), v_set1(19));
     r.d[4] = v_and(r.d[4], v_set1(FE_M47));
     for (unsigned j = 0; j < FE_DIGITS - 1; j++) {
         r.d[j + 1] = v_add(r.d[j + 1], v_srl52(r.d[j]));
-        r.d[j] = v_and(r.d[j], m52);
+        if (!lazy) {
+            r.d[j] = v_and(r.d[j], m52);
+        }
     }
     return r;
+}
+
+MB52_INLINE fe fe_carry(fe r)
+{
+    return fe_carry_any(r, 0);
+}
+
+/*
+ * fe_carry_m: r with its carries propagated, into M: as fe_carry, without
+ * clearing bits 52 and up of digits 0..3 once they are carried out. The
+ * multiply-adds read only bits 0..51 of an operand, so a multiply or square
+ * of an M value gives the digits it gives of the F value (and costs 4
+ * operations fewer per carry). Pre: every digit < 2^63. Post: M.
+ */
+MB52_INLINE fe fe_carry_m(fe r)
+{
+    return fe_carry_any(r, 1);
 }
 
 /*
  * fe_reduce_u: the 10 product columns t of two F values (t[c] < 2^56, and
  * t[9] = hi52(a4 b4) <= 2^42 + 2^8 as a4, b4 <= 2^47 + 2^11) folded to 5
  * digits, not carried (U).
- *  1. Columns 5..9 are normalised (h5..h8 < 2^52; h9 < 2^42 + 2^9), as
- *     madd52 needs operands below 2^52.
+ *  1. Columns 5..9 are normalised (h5..h8 < 2^52 in their bits 0..51,
+ *     the bits above carried into the next column; h9 < 2^42 + 2^9): the
+ *     multiply-adds read bits 0..51 of an operand, so bits 52 and up need
+ *     no clearing once carried.
  *  2. 2^260 = 608: digit j gets lo52(608 h_(j+5)), digit j+1 gets
  *     hi52(608 h_(j+5)); 608 h9 < 2^52, so digit 4 gets all of it.
  *  Digits: < 9 * 2^52 + 2 * 2^52 < 2^56 (U).
- * 9 multiply-adds, 12 other ops.
+ * 9 multiply-adds, 8 other ops.
  */
 FE_OP fe fe_reduce_u(vec t[10])
 {
-    const vec m52 = v_set1(MB52_MASK);
     const vec c608 = v_set1(608);
     for (unsigned c = 5; c < 9; c++) {
         t[c + 1] = v_add(t[c + 1], v_srl52(t[c]));
-        t[c] = v_and(t[c], m52);
     }
     fe r;
     for (unsigned j = 0; j < FE_DIGITS; j++) {
@@ -147,15 +171,17 @@ FE_OP fe fe_reduce_u(vec t[10])
 }
 
 /*
- * fe_mul_u: a b mod p. Pre: a, b in F. Post: U.
+ * fe_mul_init_u: init + a b mod p, the products added to columns 0..4 that
+ * start at init's digits (0 for fe_mul_u). Pre: a, b in F, init's digits
+ * < 2^62. Post: digit j < init_j + 2^56 (U when init is 0).
  * Schoolbook columns: column c sums at most 9 halves of 52 bits (< 2^56).
  * 50 + 9 = 59 multiply-adds.
  */
-FE_OP fe fe_mul_u(fe a, fe b)
+MB52_INLINE fe fe_mul_init_u(fe init, fe a, fe b)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
-        t[c] = v_zero();
+        t[c] = c < FE_DIGITS ? init.d[c] : v_zero();
     }
     for (unsigned i = 0; i < FE_DIGITS; i++) {
         for (unsigned j = 0; j < FE_DIGITS; j++) {
@@ -165,22 +191,72 @@ FE_OP fe fe_mul_u(fe a, fe b)
     return fe_reduce_u(t);
 }
 
+/* fe_mul_u: a b mod p. Pre: a, b in F. Post: U. 59 multiply-adds. */
+FE_OP fe fe_mul_u(fe a, fe b)
+{
+    return fe_mul_init_u(fe_small(0), a, b);
+}
+
+/*
+ * The bias: 1024 p = 2^265 - 19456, written in digits that are each at
+ * least a U digit (2^56): 2^62 - 19456, 2^62 - 1024 (three times), 2^57 -
+ * 1024. A minuend carrying it (a "biased" U value, digit j < bias_j +
+ * 2^56) takes any U subtrahend with one subtraction per digit, the digits
+ * staying non-negative and below 2^63 (fe_sub_biased). The products the
+ * ladder subtracts from start their columns at it (fe_mul_biased_u,
+ * fe_sqr_biased_u), which costs no operation: 5 fewer per subtraction.
+ */
+#define FE_BIAS_0 ((1ull << 62) - 19456)
+#define FE_BIAS_J ((1ull << 62) - 1024) /* digits 1..3 */
+#define FE_BIAS_4 ((1ull << 57) - 1024)
+MB52_INLINE fe fe_bias(void)
+{
+    static const uint64_t p1024[FE_DIGITS] = {FE_BIAS_0, FE_BIAS_J, FE_BIAS_J, FE_BIAS_J,
+                                              FE_BIAS_4};
+    return fe_const(p1024);
+}
+
+/* fe_add_bias: a + 1024 p, digit by digit. Pre: U. Post: biased U. */
+MB52_INLINE fe fe_add_bias(fe a)
+{
+    const fe k = fe_bias();
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_add(a.d[j], k.d[j]);
+    }
+    return a;
+}
+
+/* fe_mul_biased_u: a b + 1024 p. Pre: a, b in F. Post: biased U. */
+FE_OP fe fe_mul_biased_u(fe a, fe b)
+{
+    return fe_mul_init_u(fe_bias(), a, b);
+}
+
 /* fe_mul: a b mod p, carried. Pre: a, b in F. Post: F. 60 multiply-adds. */
 MB52_INLINE fe fe_mul(fe a, fe b)
 {
     return fe_carry(fe_mul_u(a, b));
 }
 
+/* fe_mul_m: a b mod p, carried into M. Pre: a, b in F or M. Post: M. */
+MB52_INLINE fe fe_mul_m(fe a, fe b)
+{
+    return fe_carry_m(fe_mul_u(a, b));
+}
+
 /*
- * fe_sqr_u: a^2 mod p, the same digits as fe_mul_u(a, a): the 10 cross
- * products once, doubled, then the 5 squares. Pre: F. Post: U.
+ * fe_sqr_init_u: s + a^2 mod p, where s has digit 0 h_0 and digits 1..4
+ * 2 h_j: the same digits as fe_mul_init_u(s, a, a). The 10 cross products
+ * once, doubled, then the 5 squares; columns 1..4 start at h_j and are
+ * doubled with the cross products, column 0 starts at h_0. Pre: a in F,
+ * s's digits < 2^62. Post: digit j < s_j + 2^56.
  * Columns as in fe_mul_u (< 2^56). 30 + 9 = 39 multiply-adds.
  */
-FE_OP fe fe_sqr_u(fe a)
+MB52_INLINE fe fe_sqr_init_u(fe h, fe a)
 {
     vec t[10];
     for (unsigned c = 0; c < 10; c++) {
-        t[c] = v_zero();
+        t[c] = c < FE_DIGITS ? h.d[c] : v_zero();
     }
     for (unsigned i = 0; i < FE_DIGITS; i++) {
         for (unsigned j = i + 1; j < FE_DIGITS; j++) {
@@ -196,35 +272,57 @@ FE_OP fe fe_sqr_u(fe a)
     return fe_reduce_u(t);
 }
 
+/* fe_sqr_u: a^2 mod p. Pre: F. Post: U. 39 multiply-adds. */
+FE_OP fe fe_sqr_u(fe a)
+{
+    return fe_sqr_init_u(fe_small(0), a);
+}
+
+/* fe_sqr_biased_u: a^2 + 1024 p. Pre: F. Post: biased U. */
+FE_OP fe fe_sqr_biased_u(fe a)
+{
+    /* the bias with digits 1..4 halved (all even) */
+    static const uint64_t h[FE_DIGITS] = {FE_BIAS_0, FE_BIAS_J / 2, FE_BIAS_J / 2, FE_BIAS_J / 2,
+                                          FE_BIAS_4 / 2};
+    return fe_sqr_init_u(fe_const(h), a);
+}
+
 /* fe_sqr: a^2 mod p, carried. Pre: F. Post: F. 40 multiply-adds. */
 MB52_INLINE fe fe_sqr(fe a)
 {
     return fe_carry(fe_sqr_u(a));
 }
 
-/* fe_sqr_n: a^(2^n), n >= 1 (public). */
-MB52_INLINE fe fe_sqr_n(fe a, unsigned n)
+/* fe_sqr_m: a^2 mod p, carried into M. Pre: F or M. Post: M. */
+MB52_INLINE fe fe_sqr_m(fe a)
+{
+    return fe_carry_m(fe_sqr_u(a));
+}
+
+/* fe_sqr_n_m: a^(2^n), n >= 1 (public). Pre: F or M. Post: M. */
+MB52_INLINE fe fe_sqr_n_m(fe a, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
-        a = fe_sqr(a);
+        a = fe_sqr_m(a);
     }
     return a;
 }
 
 /*
- * fe_mul_small_u: a c mod p for a constant 0 < c < 2^40. Pre: a in L.
- * Post: U (digits < 2^53 + 2^52).
+ * fe_mul_small_add_u: acc + a c mod p for a constant 0 < c < 2^40, the
+ * products added to acc's digits (0 for fe_mul_small_u). Pre: a in L,
+ * acc's digits < 2^62. Post: digit j < acc_j + 2^53 + 2^52 (U for acc 0).
  * Digits: lo52(a_j c) + hi52(a_(j-1) c) < 2^53; hi52(a4 c) (< c) belongs to
  * 2^260 and comes back as 608 times itself into digit 0 (608 c < 2^52, so
  * the multiply-add is exact).
  * 5 + 4 + 1 + 1 = 11 multiply-adds.
  */
-FE_OP fe fe_mul_small_u(fe a, uint64_t c)
+MB52_INLINE fe fe_mul_small_add_u(fe acc, fe a, uint64_t c)
 {
     const vec cv = v_set1(c);
     fe r;
     for (unsigned j = 0; j < FE_DIGITS; j++) {
-        r.d[j] = v_madd52lo(v_zero(), a.d[j], cv);
+        r.d[j] = v_madd52lo(acc.d[j], a.d[j], cv);
     }
     for (unsigned j = 0; j + 1 < FE_DIGITS; j++) {
         r.d[j + 1] = v_madd52hi(r.d[j + 1], a.d[j], cv);
@@ -233,13 +331,20 @@ FE_OP fe fe_mul_small_u(fe a, uint64_t c)
     return r;
 }
 
+/* fe_mul_small_u: a c mod p. Pre: a in L. Post: U (digits < 2^53 + 2^52). */
+FE_OP fe fe_mul_small_u(fe a, uint64_t c)
+{
+    return fe_mul_small_add_u(fe_small(0), a, c);
+}
+
 /* fe_mul_small: a c mod p, carried. Pre: a in L. Post: F. 12 multiply-adds. */
 MB52_INLINE fe fe_mul_small(fe a, uint64_t c)
 {
     return fe_carry(fe_mul_small_u(a, c));
 }
 
-/* fe_add: a + b mod p. Pre: a, b in U (digits sum < 2^57). Post: F. */
+/* fe_add: a + b mod p. Pre: a, b in U, or one of them biased U (fe_bias):
+ * digits sum < 2^63. Post: F. */
 FE_OP fe fe_add(fe a, fe b)
 {
     for (unsigned j = 0; j < FE_DIGITS; j++) {
@@ -248,22 +353,40 @@ FE_OP fe fe_add(fe a, fe b)
     return fe_carry(a);
 }
 
+/* fe_add_m: a + b mod p, carried into M. Pre: as fe_add. Post: M. */
+FE_OP fe fe_add_m(fe a, fe b)
+{
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_add(a.d[j], b.d[j]);
+    }
+    return fe_carry_m(a);
+}
+
 /*
- * fe_sub: a - b mod p, computed as a + 1024 p - b with 1024 p = 2^265 - 19456
- * written in digits that are each at least b's (2^56): 2^62 - 19456, 2^62 -
- * 1024 (three times), 2^57 - 1024. Pre: a, b in U. The digits stay
- * non-negative and < 2^63. Post: F.
+ * fe_sub: a - b mod p, computed as a + 1024 p - b (fe_bias: digits each at
+ * least b's). Pre: a, b in U. The digits stay non-negative and < 2^63.
+ * Post: F.
  */
 FE_OP fe fe_sub(fe a, fe b)
 {
-    static const uint64_t p1024[FE_DIGITS] = {
-        (1ull << 62) - 19456, (1ull << 62) - 1024, (1ull << 62) - 1024,
-        (1ull << 62) - 1024,  (1ull << 57) - 1024,
-    };
+    const fe k = fe_bias();
     for (unsigned j = 0; j < FE_DIGITS; j++) {
-        a.d[j] = v_sub(v_add(a.d[j], v_set1(p1024[j])), b.d[j]);
+        a.d[j] = v_sub(v_add(a.d[j], k.d[j]), b.d[j]);
     }
     return fe_carry(a);
+}
+
+/*
+ * fe_sub_biased_m: a - b mod p for a biased minuend (a U value plus 1024 p,
+ * see fe_bias): the bias keeps every digit non-negative. Pre: a biased U,
+ * b in U. Post: M.
+ */
+FE_OP fe fe_sub_biased_m(fe a, fe b)
+{
+    for (unsigned j = 0; j < FE_DIGITS; j++) {
+        a.d[j] = v_sub(a.d[j], b.d[j]);
+    }
+    return fe_carry_m(a);
 }
 
 /*
@@ -297,18 +420,19 @@ MB52_INLINE fe fe_canon(fe a)
  */
 MB52_INLINE fe fe_inv(fe a)
 {
-    const fe z2 = fe_sqr(a);                                 /* 2 */
-    const fe z9 = fe_mul(fe_sqr_n(z2, 2), a);                /* 9 */
-    const fe z11 = fe_mul(z9, z2);                           /* 11 */
-    const fe z5_0 = fe_mul(fe_sqr(z11), z9);                 /* 2^5 - 1 */
-    const fe z10_0 = fe_mul(fe_sqr_n(z5_0, 5), z5_0);        /* 2^10 - 1 */
-    const fe z20_0 = fe_mul(fe_sqr_n(z10_0, 10), z10_0);     /* 2^20 - 1 */
-    const fe z40_0 = fe_mul(fe_sqr_n(z20_0, 20), z20_0);     /* 2^40 - 1 */
-    const fe z50_0 = fe_mul(fe_sqr_n(z40_0, 10), z10_0);     /* 2^50 - 1 */
-    const fe z100_0 = fe_mul(fe_sqr_n(z50_0, 50), z50_0);    /* 2^100 - 1 */
-    const fe z200_0 = fe_mul(fe_sqr_n(z100_0, 100), z100_0); /* 2^200 - 1 */
-    const fe z250_0 = fe_mul(fe_sqr_n(z200_0, 50), z50_0);   /* 2^250 - 1 */
-    return fe_mul(fe_sqr_n(z250_0, 5), z11);                 /* 2^255 - 21 */
+    /* every step in M (only multiplied again), the last one in F */
+    const fe z2 = fe_sqr_m(a);                                   /* 2 */
+    const fe z9 = fe_mul_m(fe_sqr_n_m(z2, 2), a);                /* 9 */
+    const fe z11 = fe_mul_m(z9, z2);                             /* 11 */
+    const fe z5_0 = fe_mul_m(fe_sqr_m(z11), z9);                 /* 2^5 - 1 */
+    const fe z10_0 = fe_mul_m(fe_sqr_n_m(z5_0, 5), z5_0);        /* 2^10 - 1 */
+    const fe z20_0 = fe_mul_m(fe_sqr_n_m(z10_0, 10), z10_0);     /* 2^20 - 1 */
+    const fe z40_0 = fe_mul_m(fe_sqr_n_m(z20_0, 20), z20_0);     /* 2^40 - 1 */
+    const fe z50_0 = fe_mul_m(fe_sqr_n_m(z40_0, 10), z10_0);     /* 2^50 - 1 */
+    const fe z100_0 = fe_mul_m(fe_sqr_n_m(z50_0, 50), z50_0);    /* 2^100 - 1 */
+    const fe z200_0 = fe_mul_m(fe_sqr_n_m(z100_0, 100), z100_0); /* 2^200 - 1 */
+    const fe z250_0 = fe_mul_m(fe_sqr_n_m(z200_0, 50), z50_0);   /* 2^250 - 1 */
+    return fe_mul(fe_sqr_n_m(z250_0, 5), z11);                   /* 2^255 - 21 */
 }
 
 /* fe_nonzero: lanes whose a (canonical) is not 0. */
