@@ -130,13 +130,22 @@ FE_LEAVES(8)
 /* The P-256 p instances: the quotient digit a mask instead of a multiply,
  * 6 multiply-adds per reduction step instead of 10 (arith.h, mb52_p256_lo):
  * a multiply is 80 multiply-adds instead of 105, a square 60 instead of 85
- * (the generic counts with the 5 quotient multiplies). */
-MB52_INLINE void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
+ * (the generic counts with the 5 quotient multiplies). On IFMA inlined
+ * into the point formulas (FP1_INLINE), their operands in registers: an
+ * out-of-line call went through memory for each, 15% of a key generation;
+ * the portable backend keeps the calls (its inlined copies each took
+ * their own stack, past the scrub of wipe.h). */
+#if MBC_VEC_IFMA
+#define FP1_INLINE MB52_INLINE
+#else
+#define FP1_INLINE static
+#endif
+FP1_INLINE void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
 {
     mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
 }
 
-MB52_INLINE void sqr1_5(mb52_row *r, const mb52_row *a, const struct ec_mod *md)
+FP1_INLINE void sqr1_5(mb52_row *r, const mb52_row *a, const struct ec_mod *md)
 {
     mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), 5, 1);
 }
@@ -294,48 +303,37 @@ static void inv_sqrn(struct inv_prog *g, unsigned d, unsigned a, unsigned n)
 enum { IP_A, IP_X2, IP_X3, IP_X15, IP_X30, IP_X32, IP_T, IP_U, IP_SLOTS };
 #define IN_SLOTS 17 /* mod n: a^0 .. a^15 (the input in slot 1), the result in 16 */
 
+/* inv_shift_in: slot d = slot a^(2^n) slot b (through IP_T). */
+static void inv_shift_in(struct inv_prog *g, unsigned d, unsigned a, unsigned n, unsigned b)
+{
+    inv_sqrn(g, IP_T, a, n);
+    inv_emit(g, INV_MUL, d, IP_T, b);
+}
+
 static void inv_prog_p(const struct ec_curve *c, struct inv_prog *g)
 {
     g->n = 0;
-    inv_emit(g, INV_SQR, IP_T, IP_A, 0); /* x2 */
-    inv_emit(g, INV_MUL, IP_X2, IP_T, IP_A);
-    inv_emit(g, INV_SQR, IP_T, IP_X2, 0); /* x3 */
-    inv_emit(g, INV_MUL, IP_X3, IP_T, IP_A);
-    inv_sqrn(g, IP_T, IP_X3, 3); /* x6 */
-    inv_emit(g, INV_MUL, IP_U, IP_T, IP_X3);
-    inv_sqrn(g, IP_T, IP_U, 6); /* x12 */
-    inv_emit(g, INV_MUL, IP_U, IP_T, IP_U);
-    inv_sqrn(g, IP_T, IP_U, 3); /* x15 */
-    inv_emit(g, INV_MUL, IP_X15, IP_T, IP_X3);
-    inv_sqrn(g, IP_T, IP_X15, 15); /* x30 */
-    inv_emit(g, INV_MUL, IP_X30, IP_T, IP_X15);
-    inv_sqrn(g, IP_T, IP_X30, 2); /* x32 */
-    inv_emit(g, INV_MUL, IP_X32, IP_T, IP_X2);
+    inv_shift_in(g, IP_X2, IP_A, 1, IP_A);
+    inv_shift_in(g, IP_X3, IP_X2, 1, IP_A);
+    inv_shift_in(g, IP_U, IP_X3, 3, IP_X3); /* x6 */
+    inv_shift_in(g, IP_U, IP_U, 6, IP_U);   /* x12 */
+    inv_shift_in(g, IP_X15, IP_U, 3, IP_X3);
+    inv_shift_in(g, IP_X30, IP_X15, 15, IP_X15);
+    inv_shift_in(g, IP_X32, IP_X30, 2, IP_X2);
     if (c->k == 5) {
-        inv_sqrn(g, IP_T, IP_X32, 32);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_A); /* [32 ones] 0^31 1 */
-        inv_sqrn(g, IP_T, IP_T, 96 + 32);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X32);
-        inv_sqrn(g, IP_T, IP_T, 32);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X32);
-        inv_sqrn(g, IP_T, IP_T, 30);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X30); /* 0^96 [94 ones] */
+        inv_shift_in(g, IP_T, IP_X32, 32, IP_A); /* [32 ones] 0^31 1 */
+        inv_shift_in(g, IP_T, IP_T, 96 + 32, IP_X32);
+        inv_shift_in(g, IP_T, IP_T, 32, IP_X32);
+        inv_shift_in(g, IP_T, IP_T, 30, IP_X30); /* 0^96 [94 ones] */
     } else {
-        inv_sqrn(g, IP_T, IP_X30, 30); /* x60 */
-        inv_emit(g, INV_MUL, IP_U, IP_T, IP_X30);
-        inv_sqrn(g, IP_T, IP_U, 60); /* x120 */
-        inv_emit(g, INV_MUL, IP_U, IP_T, IP_U);
-        inv_sqrn(g, IP_T, IP_U, 120); /* x240 */
-        inv_emit(g, INV_MUL, IP_U, IP_T, IP_U);
-        inv_sqrn(g, IP_T, IP_U, 15); /* x255 */
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X15);
-        inv_sqrn(g, IP_T, IP_T, 1 + 32);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X32); /* 0 [32 ones] */
-        inv_sqrn(g, IP_T, IP_T, 64 + 30);
-        inv_emit(g, INV_MUL, IP_T, IP_T, IP_X30); /* 0^64 [30 ones] */
+        inv_shift_in(g, IP_U, IP_X30, 30, IP_X30);    /* x60 */
+        inv_shift_in(g, IP_U, IP_U, 60, IP_U);        /* x120 */
+        inv_shift_in(g, IP_U, IP_U, 120, IP_U);       /* x240 */
+        inv_shift_in(g, IP_T, IP_U, 15, IP_X15);      /* x255 */
+        inv_shift_in(g, IP_T, IP_T, 1 + 32, IP_X32);  /* 0 [32 ones] */
+        inv_shift_in(g, IP_T, IP_T, 64 + 30, IP_X30); /* 0^64 [30 ones] */
     }
-    inv_sqrn(g, IP_T, IP_T, 2);
-    inv_emit(g, INV_MUL, IP_T, IP_T, IP_A); /* 0 1 */
+    inv_shift_in(g, IP_T, IP_T, 2, IP_A); /* 0 1 */
 }
 
 /* inv_prog_n: the program mod n: fixed 4-bit windows of the public
