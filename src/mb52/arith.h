@@ -105,6 +105,13 @@ MB52_INLINE void mb52_p256_hi(vec *col, vec y)
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
  * Each accumulator digit takes at most 4k products of < 2^52 plus carries,
  * < 2^61 for k <= 80.
+ * The chain from one quotient digit to the next is kept short (it bounds
+ * a multiply: the rest has room beside it): the high halves of a b_i go in
+ * before the quotient, the carry out of column 0 is (column + 2^52 - 1) >>
+ * 52 without the low half of m_0 y (column plus it is a multiple of 2^52:
+ * that is what y is for; P-256 folds digit 0 as mb52_p256_lo says), and
+ * the high half of m_0 y joins that carry. The same sums as the row by
+ * row algorithm, so the same quotients and digits.
  */
 MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                               vec m0inv, unsigned k, int p256)
@@ -121,37 +128,30 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j] = v_madd52lo(acc[j], v_load(a[j]), bi);
         }
+        acc[k] = zero;
+        MB52_UNROLL
+        for (unsigned j = 0; j < k; j++) {
+            acc[j + 1] = v_madd52hi(acc[j + 1], v_load(a[j]), bi);
+        }
         const vec y = mb52_quot(acc[0], m0inv, p256);
         vec carry;
         if (p256) {
             mb52_p256_lo(acc, y);
+            mb52_p256_hi(acc + 1, y);
             carry = v_add(v_srl52(acc[0]), y);
         } else {
+            carry = v_madd52hi(v_srl52(v_add(acc[0], v_set1(MB52_MASK))), v_load(m[0]), y);
             MB52_UNROLL
-            for (unsigned j = 0; j < k; j++) {
+            for (unsigned j = 1; j < k; j++) {
                 acc[j] = v_madd52lo(acc[j], v_load(m[j]), y);
+                acc[j + 1] = v_madd52hi(acc[j + 1], v_load(m[j]), y);
             }
-            /* acc[0] is now 0 mod 2^52: divide by 2^52. */
-            carry = v_srl52(acc[0]);
         }
-        MB52_UNROLL
-        for (unsigned j = 0; j + 1 < k; j++) {
-            acc[j] = acc[j + 1];
-        }
-        acc[k - 1] = zero;
-        acc[0] = v_add(acc[0], carry);
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {
-            acc[j] = v_madd52hi(acc[j], v_load(a[j]), bi);
+            acc[j] = acc[j + 1];
         }
-        if (p256) {
-            mb52_p256_hi(acc, y);
-        } else {
-            MB52_UNROLL
-            for (unsigned j = 0; j < k; j++) {
-                acc[j] = v_madd52hi(acc[j], v_load(m[j]), y);
-            }
-        }
+        acc[0] = v_add(acc[0], carry);
     }
     mb52_normalise(r, acc, k);
 }
@@ -212,15 +212,17 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
             mb52_p256_lo(t, y);
             mb52_p256_hi(t + 1, y);
         } else {
-            t[1] = v_add(t[1], v_srl52(v_madd52lo(t[0], v_load(m[0]), y)));
+            /* the carry out of column 0 without the low half of m_0 y
+             * (see mb52_amm_q_k), the high half beside it, off the chain
+             * from y to the next quotient through column 1 */
+            const vec cy = v_madd52hi(v_srl52(v_add(t[0], v_set1(MB52_MASK))), v_load(m[0]), y);
             MB52_UNROLL
-            for (unsigned j = 0; j < k; j++) {
+            for (unsigned j = 1; j < k; j++) {
                 const vec mj = v_load(m[j]);
-                if (j >= 1) {
-                    t[j] = v_madd52lo(t[j], mj, y);
-                }
+                t[j] = v_madd52lo(t[j], mj, y);
                 t[j + 1] = v_madd52hi(t[j + 1], mj, y);
             }
+            t[1] = v_add(t[1], cy);
         }
         MB52_UNROLL
         for (unsigned j = 0; j < k; j++) {
