@@ -148,14 +148,10 @@ static int wait_valid(const char *s)
 
 int mbo_max_wait_check(const char *cfg, char *why, size_t len)
 {
-    int env;
-    const char *bad = mbo_bad_setting(MBO_MAX_WAIT_ENV, cfg, wait_valid, &env);
-    if (bad == NULL) {
-        return 1;
-    }
-    snprintf(why, len, "%s \"%s\" is not a number of microseconds 0..%u: mbcrypto is not loaded",
-             env ? MBO_MAX_WAIT_ENV : "the max-wait-us setting", bad, MBO_MAX_WAIT_US_MAX);
-    return 0;
+    char allowed[48];
+    snprintf(allowed, sizeof(allowed), "a number of microseconds 0..%u", MBO_MAX_WAIT_US_MAX);
+    return mbo_setting_check(MBO_MAX_WAIT_ENV, "max-wait-us setting", cfg, wait_valid, allowed, why,
+                             len);
 }
 
 void mbo_max_wait_setup(const char *cfg)

@@ -95,12 +95,13 @@ int mbo_policy_parse(const char *s, unsigned *fams);
  */
 #define MBO_POLICY_NAMES "rsa, aes-gcm, x25519, ecdh, ecdsa (provider: mlkem)"
 int mbo_policy_check(const char *cfg, char *why, size_t len);
-/* mbo_bad_setting: of the environment variable env (when set) and cfg (when
- * not NULL), the first value valid() refuses, with *from_env saying which;
- * NULL when neither is refused. Env wins over cfg where both are valid, so
- * both must be valid for the loading to go on. */
-const char *mbo_bad_setting(const char *env, const char *cfg, int (*valid)(const char *),
-                            int *from_env);
+/* mbo_setting_check: 1 when the environment variable env (when set) and
+ * cfg (the configuration's setting called name, when not NULL) are both
+ * valid(); else 0, with why (len bytes) naming the first refused and saying
+ * it is not what allowed describes. Both must be valid: env wins over cfg,
+ * but an operator's mistake in either is reported, never passed over. */
+int mbo_setting_check(const char *env, const char *name, const char *cfg,
+                      int (*valid)(const char *), const char *allowed, char *why, size_t len);
 /* mbo_policy_report: why on stderr, one line: OpenSSL drops the errors of a
  * provider or ENGINE that openssl.cnf fails to activate, so the operator
  * would otherwise not learn that mbcrypto is not loaded. */

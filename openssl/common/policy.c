@@ -103,12 +103,18 @@ int mbo_policy_parse(const char *s, unsigned *fams)
     return 1;
 }
 
-const char *mbo_bad_setting(const char *env, const char *cfg, int (*valid)(const char *),
-                            int *from_env)
+int mbo_setting_check(const char *env, const char *name, const char *cfg,
+                      int (*valid)(const char *), const char *allowed, char *why, size_t len)
 {
     const char *e = getenv(env);
-    *from_env = e != NULL && !valid(e);
-    return *from_env ? e : cfg != NULL && !valid(cfg) ? cfg : NULL;
+    const int from_env = e != NULL && !valid(e);
+    const char *bad = from_env ? e : cfg != NULL && !valid(cfg) ? cfg : NULL;
+    if (bad == NULL) {
+        return 1;
+    }
+    snprintf(why, len, "%s%s \"%s\" is not %s: mbcrypto is not loaded", from_env ? "" : "the ",
+             from_env ? env : name, bad, allowed);
+    return 0;
 }
 
 static int serve_valid(const char *s)
@@ -119,16 +125,10 @@ static int serve_valid(const char *s)
 
 int mbo_policy_check(const char *cfg, char *why, size_t len)
 {
-    int env;
-    const char *bad = mbo_bad_setting(MBO_SERVE_ENV, cfg, serve_valid, &env);
-    if (bad == NULL) {
-        return 1;
-    }
-    snprintf(why, len,
-             "%s \"%s\" is not auto, all, none or a comma-separated list of %s (nothing else, "
-             "no spaces, no empty items): mbcrypto is not loaded",
-             env ? MBO_SERVE_ENV : "the serve setting", bad, MBO_POLICY_NAMES);
-    return 0;
+    return mbo_setting_check(MBO_SERVE_ENV, "serve setting", cfg, serve_valid,
+                             "auto, all, none or a comma-separated list of " MBO_POLICY_NAMES
+                             " (nothing else, no spaces, no empty items)",
+                             why, len);
 }
 
 void mbo_policy_report(const char *why)
