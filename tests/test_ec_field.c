@@ -114,10 +114,20 @@ static void check_mod(const struct ec_mod *md, const BIGNUM *want, unsigned k, B
             }
         }
     }
-    BIGNUM *e = digits_bn(md->inv_exp, k);
-    BN_copy(t, m);
-    BN_sub_word(t, 2);
+    BIGNUM *e = mbt_lane_bn(md->r3, k, 0); /* R^3 mod m */
+    BN_mod(t, r, m, ctx);
+    BN_mod_mul(t, t, rr, m, ctx);
     assert_int_equal(BN_cmp(e, t), 0);
+    /* the divsteps constants: m in signed 62-bit limbs, m^-1 mod 2^62 */
+    BN_zero(t);
+    for (unsigned i = md->sg_limbs; i-- > 0;) {
+        assert_true(md->sg_m[i] >= 0 && (uint64_t)md->sg_m[i] < (1ull << 62));
+        BN_lshift(t, t, 62);
+        BN_add_word(t, (BN_ULONG)md->sg_m[i]);
+    }
+    assert_int_equal(BN_cmp(t, m), 0);
+    assert_int_equal((md->sg_minv * (uint64_t)md->sg_m[0]) & ((1ull << 62) - 1), 1);
+    assert_true(md->sg_batches * 62 >= (49 * (unsigned)BN_num_bits(m) + 57) / 17);
     BIGNUM *plain = digits_bn(md->digits, k); /* the glue's one-lane copy */
     assert_int_equal(BN_cmp(plain, m), 0);
     BN_free(plain);

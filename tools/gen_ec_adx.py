@@ -21,7 +21,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_ec_consts import CURVES, check, on_curve  # noqa: E402
+from gen_ec_consts import CURVES, check, on_curve, sg_params  # noqa: E402
 
 COMB_WIN = 7  # bits of a signed window of the comb (EC64_COMB_WIN)
 COMB_ENTRIES = 1 << (COMB_WIN - 1)  # 1..64 times each window's base
@@ -80,21 +80,17 @@ def main():
         w("};\n\n")
         w("static const struct ec64_curve ec64_%s = {\n" % name)
         w("    .n_limbs = %d,\n    .nwin_comb = %d,\n" % (N, nwin))
-        # 62-bit limbs for bits + 2 (sign and the growth of a batch); the
-        # divsteps bound of Bernstein-Yang theorem 11.2 for d >= 46
-        sg_limbs = (bits + 2 + 61) // 62
-        steps = -(-(49 * bits + 57) // 17)
-        assert bits >= 46 and sg_limbs <= 7
-        w("    .sg_limbs = %d,\n    .sg_batches = %d,\n" % (sg_limbs, -(-steps // 62)))
+        sg_limbs, sg_batches = sg_params(p, bits)[2:]
+        w("    .sg_limbs = %d,\n    .sg_batches = %d,\n" % (sg_limbs, sg_batches))
         for f, m in (("p", p), ("n", n)):
             w("    .%s = %s,\n" % (f, arr(limbs(m, N))))
             w("    .%s_m0 = 0x%016xull,\n" % (f, (-pow(m, -1, 2**64)) % 2**64))
             w("    .%s_one = %s,\n" % (f, arr(limbs(R % m, N))))
             w("    .%s_rr = %s,\n" % (f, arr(limbs(R * R % m, N))))
             w("    .%s_r3 = %s,\n" % (f, arr(limbs(R * R * R % m, N))))
-            w("    .%s_s62 = {%s},\n" % (f, ", ".join(
-                "%dll" % ((m >> (62 * j)) & (2**62 - 1)) for j in range(sg_limbs))))
-            w("    .%s_minv62 = 0x%016xull,\n" % (f, pow(m, -1, 2**62)))
+            sg_m, sg_minv = sg_params(m, bits)[:2]
+            w("    .%s_s62 = {%s},\n" % (f, ", ".join("%dll" % x for x in sg_m)))
+            w("    .%s_minv62 = 0x%016xull,\n" % (f, sg_minv))
         w("    .b = %s,\n" % arr(limbs(c["b"] * R % p, N)))
         w("    .gx = %s,\n" % arr(limbs(c["gx"] * R % p, N)))
         w("    .gy = %s,\n" % arr(limbs(c["gy"] * R % p, N)))

@@ -110,8 +110,21 @@ def plain(vals, k, indent):
     return "{" + ("\n" + indent + "    ").join(lines) + "}"
 
 
-def emit_mod(m, k, indent):
+def sg_params(m, bits):
+    """The constants of the divsteps inversion mod m < 2^bits (ec_adx_inv.h):
+    m in signed 62-bit limbs (room for bits + 2: the sign and the growth of
+    a batch), m^-1 mod 2^62, the limbs, and the batches of 62 divsteps of
+    Bernstein-Yang's bound (their theorem 11.2, d >= 46)."""
+    limbs = (bits + 2 + 61) // 62
+    steps = -(-(49 * bits + 57) // 17)
+    assert bits >= 46 and limbs <= 7 and m < 1 << bits
+    return ([(m >> (62 * j)) & (2**62 - 1) for j in range(limbs)], pow(m, -1, 2**62), limbs,
+            -(-steps // 62))
+
+
+def emit_mod(m, k, bits, indent):
     R = 1 << (52 * k)
+    sg_m, sg_minv, sg_limbs, sg_batches = sg_params(m, bits)
     m0inv = (-pow(m, -1, 1 << 52)) % (1 << 52)
     out = [
         ".m = " + rows(m, k, indent + "    "),
@@ -119,8 +132,12 @@ def emit_mod(m, k, indent):
         ".m0inv = R8(0x%013x)" % m0inv,
         ".one = " + rows(R % m, k, indent + "    "),
         ".rr = " + rows(R * R % m, k, indent + "    "),
+        ".r3 = " + rows(R * R * R % m, k, indent + "    "),
         ".digits = " + plain(m, k, indent),
-        ".inv_exp = " + plain(m - 2, k, indent),
+        ".sg_m = {%s}" % ", ".join("%dll" % x for x in sg_m),
+        ".sg_minv = 0x%016xull" % sg_minv,
+        ".sg_limbs = %d" % sg_limbs,
+        ".sg_batches = %d" % sg_batches,
         ".p256 = %d" % (m == P256_P),
     ]
     return "{\n" + "".join(indent + o + ",\n" for o in out) + indent[:-4] + "}"
@@ -165,8 +182,8 @@ def main():
         w("    .def = &mbc_ec_%s_def,\n" % c["name"])
         w("    .id = %s,\n    .k = %d,\n    .bits = %d,\n    .len = %d,\n" % (c["id"], k, c["bits"], ln))
         w("    .nwin = %d,\n    .gsteps = %d,\n" % (nwin, (nwin + 7) // 8))
-        w("    .p = " + emit_mod(p, k, "        ") + ",\n")
-        w("    .n = " + emit_mod(n, k, "        ") + ",\n")
+        w("    .p = " + emit_mod(p, k, c["bits"], "        ") + ",\n")
+        w("    .n = " + emit_mod(n, k, c["bits"], "        ") + ",\n")
         w("    .b = " + rows(c["b"] * R % p, k, "        ") + ",\n")
         w("    .gx = " + rows(c["gx"] * R % p, k, "        ") + ",\n")
         w("    .gy = " + rows(c["gy"] * R % p, k, "        ") + ",\n")

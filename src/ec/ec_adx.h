@@ -26,7 +26,8 @@
 #define EC64_MAX_N 6                                  /* limbs of P-384 */
 #define EC64_COMB_WIN 7                               /* bits of a signed window of the comb */
 #define EC64_COMB_ENTRIES (1u << (EC64_COMB_WIN - 1)) /* 1..64 times each window's base */
-#define EC64_SG_LIMBS 7 /* 62-bit limbs of the inversion's numbers for P-384 (ec_adx_inv.h) */
+#define EC64_SG_LIMBS                                                                              \
+    EC_SG_LIMBS /* 62-bit limbs of the inversion's numbers for P-384 (ec_adx_inv.h) */
 
 /*
  * ec64_curve: one curve for the 64-bit kernels: p and n (N limbs,

@@ -43,10 +43,8 @@
  *    addition.
  * The sign of a digit is applied by a masked negation of y. Every table
  * scan reads every entry, per lane; lane values reach no branch and no
- * address. Inversions (mod p and mod n) are Fermat's a^(m-2), written as
- * programs of the public exponent (inv_prog): mod p an addition chain, mod
- * n fixed 4-bit windows; a signature runs its two (1 / Z and k^-1) in
- * lockstep, so that their chains of dependent squarings overlap.
+ * address. Inversions (mod p and mod n) take one scalar constant-time
+ * inversion for all the lanes (fe_inv: Montgomery's trick across lanes).
  */
 #include "../internal.h"
 #include "../mb52/arith.h"
@@ -238,203 +236,71 @@ static vmask fe_eq(unsigned k, const mb52_row *a, const mb52_row *b)
     return vm_not(v_nonzero(acc));
 }
 
-/* exp_bits: bits pos..pos+width-1 (width < 52) of the public exponent e of
- * k digits; bits beyond 52 k read as zero. */
-static unsigned exp_bits(const uint64_t *e, unsigned k, unsigned pos, unsigned width)
-{
-    const unsigned j = pos / MB52_BITS, s = pos % MB52_BITS;
-    uint64_t w = j < k ? e[j] >> s : 0;
-    if (s + width > MB52_BITS && j + 1 < k) {
-        w |= e[j + 1] << (MB52_BITS - s);
-    }
-    return (unsigned)(w & ((1u << width) - 1));
-}
-
 /*
- * Inversions as programs: Fermat's a^(m-2), whose operations depend on the
- * public exponent only, written as a list of squarings, multiplies and
- * copies on numbered slots (inv_prog), then run (inv_run). A lone
- * inversion is a chain of dependent squarings, each waiting for the last
- * (about 255 of them mod P-256's p, each bound by its latency, not by the
- * vector units); two independent ones run in lockstep (inv_run with two
- * programs: a signature's 1 / Z mod p and k^-1 mod n) overlap their
- * chains, one operation of each in turn. Either way every program runs
- * exactly its operations, so the results do not depend on the pairing.
- */
-enum inv_opcode { INV_SQR, INV_MUL, INV_COPY };
-#define INV_MAX_OPS 512 /* P-384 mod n: 14 + 1 + 95 4 + 95 = 490 */
-struct inv_prog {
-    unsigned n;
-    uint8_t op[INV_MAX_OPS][4]; /* opcode, destination, sources a and b (slots) */
-};
-
-static void inv_emit(struct inv_prog *g, unsigned op, unsigned d, unsigned a, unsigned b)
-{
-    if (g->n >= INV_MAX_OPS) {
-        __builtin_unreachable(); /* the programs below are at most 490 operations */
-    }
-    g->op[g->n][0] = (uint8_t)op;
-    g->op[g->n][1] = (uint8_t)d;
-    g->op[g->n][2] = (uint8_t)a;
-    g->op[g->n][3] = (uint8_t)b;
-    g->n++;
-}
-
-/* inv_sqrn: slot d = slot a^(2^n) (n >= 1 squarings). */
-static void inv_sqrn(struct inv_prog *g, unsigned d, unsigned a, unsigned n)
-{
-    inv_emit(g, INV_SQR, d, a, 0);
-    for (unsigned i = 1; i < n; i++) {
-        inv_emit(g, INV_SQR, d, d, 0);
-    }
-}
-
-/*
- * The slots of the program mod p: a (the input), x2, x3, x15, x30, x32
- * (x_n = a^(2^n - 1)), t, u; the result in t. An addition chain of the
- * public exponent p - 2 (x_n built from x1, x2, x3 up): P-256, 255
- * squarings and 12 multiplies; P-384, 383 squarings and 14 multiplies
- * (fixed 4-bit windows take about 60 and 95 multiplies more). Then
- *   P-256: p - 2 = [32 ones] 0^31 1 0^96 [94 ones] 0 1
- *   P-384: p - 2 = [255 ones] 0 [32 ones] 0^64 [30 ones] 0 1
- * are appended left to right, t^(2^n) x_m shifting in n bits whose low m
- * are ones.
- */
-enum { IP_A, IP_X2, IP_X3, IP_X15, IP_X30, IP_X32, IP_T, IP_U, IP_SLOTS };
-#define IN_SLOTS 17 /* mod n: a^0 .. a^15 (the input in slot 1), the result in 16 */
-
-/* inv_shift_in: slot d = slot a^(2^n) slot b (through IP_T). */
-static void inv_shift_in(struct inv_prog *g, unsigned d, unsigned a, unsigned n, unsigned b)
-{
-    inv_sqrn(g, IP_T, a, n);
-    inv_emit(g, INV_MUL, d, IP_T, b);
-}
-
-static void inv_prog_p(const struct ec_curve *c, struct inv_prog *g)
-{
-    g->n = 0;
-    inv_shift_in(g, IP_X2, IP_A, 1, IP_A);
-    inv_shift_in(g, IP_X3, IP_X2, 1, IP_A);
-    inv_shift_in(g, IP_U, IP_X3, 3, IP_X3); /* x6 */
-    inv_shift_in(g, IP_U, IP_U, 6, IP_U);   /* x12 */
-    inv_shift_in(g, IP_X15, IP_U, 3, IP_X3);
-    inv_shift_in(g, IP_X30, IP_X15, 15, IP_X15);
-    inv_shift_in(g, IP_X32, IP_X30, 2, IP_X2);
-    if (c->k == 5) {
-        inv_shift_in(g, IP_T, IP_X32, 32, IP_A); /* [32 ones] 0^31 1 */
-        inv_shift_in(g, IP_T, IP_T, 96 + 32, IP_X32);
-        inv_shift_in(g, IP_T, IP_T, 32, IP_X32);
-        inv_shift_in(g, IP_T, IP_T, 30, IP_X30); /* 0^96 [94 ones] */
-    } else {
-        inv_shift_in(g, IP_U, IP_X30, 30, IP_X30);    /* x60 */
-        inv_shift_in(g, IP_U, IP_U, 60, IP_U);        /* x120 */
-        inv_shift_in(g, IP_U, IP_U, 120, IP_U);       /* x240 */
-        inv_shift_in(g, IP_T, IP_U, 15, IP_X15);      /* x255 */
-        inv_shift_in(g, IP_T, IP_T, 1 + 32, IP_X32);  /* 0 [32 ones] */
-        inv_shift_in(g, IP_T, IP_T, 64 + 30, IP_X30); /* 0^64 [30 ones] */
-    }
-    inv_shift_in(g, IP_T, IP_T, 2, IP_A); /* 0 1 */
-}
-
-/* inv_prog_n: the program mod n: fixed 4-bit windows of the public
- * exponent n - 2 (c->bits bits): 14 multiplies for the table a^2 .. a^15
- * (slot 0 holds 1, slot 1 the input), then bits - 4 squarings and one
- * multiply per non-zero window, into slot 16. */
-static void inv_prog_n(const struct ec_curve *c, struct inv_prog *g)
-{
-    const struct ec_mod *md = &c->n;
-    const unsigned k = ec_k(c);
-    g->n = 0;
-    for (unsigned i = 2; i < 16; i++) {
-        inv_emit(g, INV_MUL, i, i - 1, 1);
-    }
-    const unsigned nw = (c->bits + 3) / 4;
-    inv_emit(g, INV_COPY, 16, exp_bits(md->inv_exp, k, 4 * (nw - 1), 4), 0);
-    for (unsigned w = nw - 1; w-- > 0;) {
-        inv_sqrn(g, 16, 16, 4);
-        const unsigned x = exp_bits(md->inv_exp, k, 4 * w, 4);
-        if (x != 0) { /* public: a bit pattern of n - 2 */
-            inv_emit(g, INV_MUL, 16, 16, x);
-        }
-    }
-}
-
-/* inv_exec: operation i of program g mod md on the slots s. */
-static void inv_exec(const struct ec_curve *c, const struct ec_mod *md, fe *s,
-                     const struct inv_prog *g, unsigned i)
-{
-    const uint8_t *o = g->op[i];
-    if (o[0] == INV_SQR) {
-        fe_sqr(c, md, s[o[1]], s[o[2]]);
-    } else if (o[0] == INV_MUL) {
-        fe_mul(c, md, s[o[1]], s[o[2]], s[o[3]]);
-    } else {
-        mb52_copy(s[o[1]], s[o[2]], ec_k(c));
-    }
-}
-
-/* inv_run: the program g1 mod md1 on the slots s1 and, when g2 is not
- * NULL, g2 mod md2 on s2, one operation of each in turn. */
-static void inv_run(const struct ec_curve *c, const struct inv_prog *g1, const struct ec_mod *md1,
-                    fe *s1, const struct inv_prog *g2, const struct ec_mod *md2, fe *s2)
-{
-    const unsigned n = g2 != NULL && g2->n > g1->n ? g2->n : g1->n;
-    for (unsigned i = 0; i < n; i++) {
-        if (i < g1->n) {
-            inv_exec(c, md1, s1, g1, i);
-        }
-        if (g2 != NULL && i < g2->n) {
-            inv_exec(c, md2, s2, g2, i);
-        }
-    }
-}
-
-/* inv_setup: the program of an inversion mod md (&c->p or &c->n) into g
- * and its input a into the slots s (IN_SLOTS); returns the result's slot. */
-static unsigned inv_setup(const struct ec_curve *c, const struct ec_mod *md, struct inv_prog *g,
-                          fe *s, const mb52_row *a)
-{
-    const unsigned k = ec_k(c);
-    if (md == &c->p) {
-        inv_prog_p(c, g);
-        mb52_copy(s[IP_A], a, k);
-        return IP_T;
-    }
-    inv_prog_n(c, g);
-    mb52_copy(s[0], md->one, k);
-    mb52_copy(s[1], a, k);
-    return 16;
-}
-
-/*
- * fe_inv: r = a^(m-2) mod m (< 2m) for md = &c->p or &c->n, Montgomery
- * form in and out: a R gives a^-1 R; 0 gives 0.
+ * fe_inv: r = a^-1 mod m per lane (md = &c->p or &c->n), Montgomery form in
+ * and out (a R gives a^-1 R, < 2m; 0 gives 0), for a < 2m. Montgomery's
+ * trick across the lanes: with x_l the lanes' values (a zero replaced by
+ * 1), lo_l and hi_l the products of the lanes up to and from lane l (two
+ * scans of log2 L multiplies, lanes moved by v_lanes_up / _down), one
+ * inversion of the product X of all the lanes, on the plain digits of the
+ * top lane (mbc_ec_inv1: the scalar constant-time divsteps), and
+ * x_l^-1 = lo_(l-1) hi_(l+1) X^-1: 2 log2 L + 3 multiplies and one scalar
+ * inversion, where Fermat's chain took 255 (P-256) or 383 (P-384) squarings
+ * and a dozen multiplies of every lane. Lanes meet only in products, where a
+ * zero lane counts as 1, and every lane's inverse is unique: no lane's
+ * value changes another's result, and the digits are those of any other
+ * correct inversion after fe_canon.
  */
 static void fe_inv(const struct ec_curve *c, const struct ec_mod *md, mb52_row *r,
                    const mb52_row *a)
 {
-    struct inv_prog g;
-    EC_ALIGN fe s[IN_SLOTS];
-    const unsigned out = inv_setup(c, md, &g, s, a);
-    inv_run(c, &g, md, s, NULL, NULL, NULL);
-    mb52_copy(r, s[out], ec_k(c));
-    mbc_memzero(s, sizeof(s));
-}
-
-/* fe_inv2: rp = ap^-1 mod p and rn = an^-1 mod n (as fe_inv), the two
- * chains in lockstep. */
-static void fe_inv2(const struct ec_curve *c, mb52_row *rp, const mb52_row *ap, mb52_row *rn,
-                    const mb52_row *an)
-{
-    struct inv_prog gp, gn;
-    EC_ALIGN fe sp[IP_SLOTS], sn[IN_SLOTS];
-    const unsigned op = inv_setup(c, &c->p, &gp, sp, ap);
-    const unsigned on = inv_setup(c, &c->n, &gn, sn, an);
-    inv_run(c, &gp, &c->p, sp, &gn, &c->n, sn);
-    mb52_copy(rp, sp[op], ec_k(c));
-    mb52_copy(rn, sn[on], ec_k(c));
-    mbc_memzero(sp, sizeof(sp));
-    mbc_memzero(sn, sizeof(sn));
+    const unsigned k = ec_k(c);
+    EC_ALIGN fe x, lo, hi, t;
+    uint64_t v[EC_MAX_K] = {0}, w[EC_MAX_K];
+    fe_canon(c, md, x, a);
+    const vmask zero = fe_is_zero(k, x);
+    fe_blend(k, x, zero, x, md->one);
+    mb52_copy(lo, x, k);
+    mb52_copy(hi, x, k);
+    for (unsigned h = 1; h < MBC_VEC_LANES; h *= 2) {
+        for (unsigned j = 0; j < k; j++) {
+            v_store(t[j], v_lanes_up(v_load(lo[j]), v_load(md->one[j]), h));
+        }
+        fe_mul(c, md, lo, lo, t);
+        for (unsigned j = 0; j < k; j++) {
+            v_store(t[j], v_lanes_down(v_load(hi[j]), v_load(md->one[j]), h));
+        }
+        fe_mul(c, md, hi, hi, t);
+    }
+    /* x = lo_(l-1) hi_(l+1): the product of the other lanes */
+    for (unsigned j = 0; j < k; j++) {
+        v_store(x[j], v_lanes_up(v_load(lo[j]), v_load(md->one[j]), 1));
+        v_store(t[j], v_lanes_down(v_load(hi[j]), v_load(md->one[j]), 1));
+    }
+    fe_mul(c, md, x, x, t);
+    /* the top lane of lo is X R: its plain inverse X^-1 R^-1, times R^3 / R */
+    fe_canon(c, md, t, lo);
+    for (unsigned j = 0; j < k; j++) {
+        v[j] = t[j][MBC_VEC_LANES - 1];
+    }
+    mbc_ec_inv1(md, k, c->bits, w, v);
+#if defined(MBC_VEC_COUNT)
+    mbc_vec_count_scalar_inv(c->bits);
+#endif
+    for (unsigned j = 0; j < k; j++) {
+        v_store(t[j], v_set1(w[j]));
+    }
+    fe_mul(c, md, t, t, md->r3);
+    fe_mul(c, md, x, x, t);
+    for (unsigned j = 0; j < k; j++) {
+        v_store(r[j], v_blend(zero, v_load(x[j]), v_zero()));
+    }
+    mbc_memzero(x, sizeof(x));
+    mbc_memzero(lo, sizeof(lo));
+    mbc_memzero(hi, sizeof(hi));
+    mbc_memzero(t, sizeof(t));
+    mbc_memzero(v, sizeof(v));
+    mbc_memzero(w, sizeof(w));
 }
 
 /* fe_to_mont: r = a R mod m (< 2m) for a plain a < 4m. */
@@ -1018,16 +884,14 @@ static vmask on_curve(const struct ec_curve *c, const mb52_row *x, const mb52_ro
 }
 
 /* to_affine_n: (x, y) = (X / Z, Y / Z), Montgomery form, < 2p; (0, 0) for
- * the identity; and, when rn is not NULL, rn = an^-1 mod n (fe_inv2: both
- * inversions in lockstep). */
+ * the identity; and, when rn is not NULL, rn = an^-1 mod n. */
 static void to_affine_n(const struct ec_curve *c, mb52_row *x, mb52_row *y, const struct ec_pt *p,
                         mb52_row *rn, const mb52_row *an)
 {
     EC_ALIGN fe zi;
+    fe_inv(c, &c->p, zi, p->z);
     if (rn != NULL) {
-        fe_inv2(c, zi, p->z, rn, an);
-    } else {
-        fe_inv(c, &c->p, zi, p->z);
+        fe_inv(c, &c->n, rn, an);
     }
     FP_MUL(x, p->x, zi);
     FP_MUL(y, p->y, zi);
@@ -1307,7 +1171,7 @@ static void sign_kern(struct ec_sign_args *a, int spread)
     point_mul_g(c, &pr, a->k, a->gtab, spread);
     fault(&pr, a->fault_lanes);
     fe_to_mont(c, n, u, a->k);          /* k R */
-    to_affine_n(c, x, y, &pr, kinv, u); /* and k^-1 R, its chain beside 1 / Z's */
+    to_affine_n(c, x, y, &pr, kinv, u); /* and k^-1 R */
     const vmask ok = on_curve(c, x, y);
     fe_from_mont(c, &c->p, t, x);
     fe_canon(c, n, r, t); /* r = x mod n */

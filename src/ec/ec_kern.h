@@ -23,6 +23,7 @@
 #define EC_VT_ENTRIES 17 /* variable-base table: 0..16 times the point */
 
 #define EC_ALIGN __attribute__((aligned(64)))
+#define EC_SG_LIMBS 7 /* signed 62-bit limbs of a P-384 number in the divsteps inversion */
 
 /*
  * ec_mod: a modulus (p or n of a curve) and its Montgomery constants for
@@ -34,9 +35,14 @@ struct ec_mod {
     mb52_row m0inv;                /* -m^-1 mod 2^52 */
     mb52_row one[EC_MAX_K];        /* R mod m: 1 in Montgomery form */
     mb52_row rr[EC_MAX_K];         /* R^2 mod m: into Montgomery form */
-    uint64_t digits[EC_MAX_K];     /* m as plain digits (one lane), for the glue */
-    uint64_t inv_exp[EC_MAX_K];    /* m - 2, the Fermat exponent (public) */
-    unsigned p256;                 /* this is P-256's p (mb52_p256_lo) */
+    mb52_row r3[EC_MAX_K];     /* R^3 mod m: the inverse of a plain value into Montgomery form */
+    uint64_t digits[EC_MAX_K]; /* m as plain digits (one lane), for the glue */
+    /* the divsteps inversion (ec_inv1.c, ec_adx_inv.h): m in signed 62-bit
+     * limbs, m^-1 mod 2^62, the limbs and the batches of 62 divsteps */
+    int64_t sg_m[EC_SG_LIMBS];
+    uint64_t sg_minv;
+    unsigned sg_limbs, sg_batches;
+    unsigned p256; /* this is P-256's p (mb52_p256_lo) */
 };
 
 /*
@@ -255,6 +261,11 @@ void mbc_ec_sign_spread_kern_c(struct ec_sign_args *a);
 #endif
 void mbc_ec_base_spread_kern_ifma(struct ec_base_args *a);
 void mbc_ec_sign_spread_kern_ifma(struct ec_sign_args *a);
+
+/* mbc_ec_inv1: r = a^-1 mod md (0 -> 0) for a < m, both k plain 52-bit
+ * digits (one lane), m below 2^bits: constant time (ec_inv1.c). */
+void mbc_ec_inv1(const struct ec_mod *md, unsigned k, unsigned bits, uint64_t *r,
+                 const uint64_t *a);
 
 /* mbc_ec_gtab_build_c1: fills tab (ec_gtab_rows(c) rows) with the
  * fixed-base table of c, using scratch (EC_GTAB_BUILD_SCRATCH points), on

@@ -47,6 +47,9 @@ typedef struct {
     vec_time t;
 } vmask;
 extern unsigned long mbc_vec_count_madd, mbc_vec_count_alu;
+/* mbc_vec_count_scalar_inv: a scalar inversion mod a bits-bit modulus,
+ * counted as the fixed cycles tools/count_ops.c gives it. */
+void mbc_vec_count_scalar_inv(unsigned bits);
 vec_time mbc_vec_count_load(const void *p);
 void mbc_vec_count_store(const void *p, vec_time t);
 /* mbc_vec_count_op: the times of an operation of latency lat (1 or
@@ -310,6 +313,18 @@ static inline unsigned vm_bits(vmask m)
         bits |= (unsigned)(m.v[i] & 1u) << i;
     }
     return bits;
+}
+
+/* v_lanes_up: lane l of a moved to lane l + h (h < lanes, public), the low
+ * h lanes taken from f; v_lanes_down: lane l + h moved to lane l, the top h
+ * lanes from f. One operation each (a masked lane permute). */
+static inline vec v_lanes_up(vec a, vec f, unsigned h)
+{
+    VEC_MAP(i >= (int)h ? a.v[i - (int)h] : f.v[i], vec_tjoin(a.t, f.t));
+}
+static inline vec v_lanes_down(vec a, vec f, unsigned h)
+{
+    VEC_MAP(i + (int)h < VW ? a.v[i + (int)h] : f.v[i], vec_tjoin(a.t, f.t));
 }
 
 #undef M52

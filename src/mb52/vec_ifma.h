@@ -43,10 +43,22 @@ typedef __m256i vec;
 typedef __mmask8 vmask;
 #define VL MBC_VEC_IFMA_LANES
 
-static inline vec v_load(const uint64_t *p) { return VI_SI(load)((const void *)p); }
-static inline void v_store(uint64_t *p, vec a) { VI_SI(store)((void *)p, a); }
-static inline vec v_zero(void) { return VI_SI(setzero)(); }
-static inline vec v_set1(uint64_t x) { return VI_SET1((long long)x); }
+static inline vec v_load(const uint64_t *p)
+{
+    return VI_SI(load)((const void *)p);
+}
+static inline void v_store(uint64_t *p, vec a)
+{
+    VI_SI(store)((void *)p, a);
+}
+static inline vec v_zero(void)
+{
+    return VI_SI(setzero)();
+}
+static inline vec v_set1(uint64_t x)
+{
+    return VI_SET1((long long)x);
+}
 #if defined(MBC_MSAN)
 /* v_msan_spill: r into rv, and a, b, c into ov (VL words each), for the
  * MemorySanitizer wrappers that spread secrecy over a result. */
@@ -84,8 +96,14 @@ static inline vec v_msan_any(vec r, vec a, vec b, vec c, int all)
 #endif
 }
 
-static inline vec v_msan(vec r, vec a, vec b, vec c) { return v_msan_any(r, a, b, c, 0); }
-static inline vec v_msan_all(vec r, vec a, vec b, vec c) { return v_msan_any(r, a, b, c, 1); }
+static inline vec v_msan(vec r, vec a, vec b, vec c)
+{
+    return v_msan_any(r, a, b, c, 0);
+}
+static inline vec v_msan_all(vec r, vec a, vec b, vec c)
+{
+    return v_msan_any(r, a, b, c, 1);
+}
 
 /* v_madd52lo: acc + low 52 bits of (a mod 2^52) * (b mod 2^52), per lane. */
 static inline vec v_madd52lo(vec acc, vec a, vec b)
@@ -104,28 +122,100 @@ static inline void v_madd52lohi(vec *lo, vec *hi, vec a, vec b)
     *lo = v_madd52lo(*lo, a, b);
     *hi = v_madd52hi(*hi, a, b);
 }
-static inline vec v_add(vec a, vec b) { return v_msan(VI(add_epi64)(a, b), a, b, b); }
-static inline vec v_sub(vec a, vec b) { return v_msan(VI(sub_epi64)(a, b), a, b, b); }
-static inline vec v_and(vec a, vec b) { return VI_SI(and)(a, b); }
-static inline vec v_or(vec a, vec b) { return VI_SI(or)(a, b); }
-static inline vec v_xor(vec a, vec b) { return VI_SI(xor)(a, b); }
+static inline vec v_add(vec a, vec b)
+{
+    return v_msan(VI(add_epi64)(a, b), a, b, b);
+}
+static inline vec v_sub(vec a, vec b)
+{
+    return v_msan(VI(sub_epi64)(a, b), a, b, b);
+}
+static inline vec v_and(vec a, vec b)
+{
+    return VI_SI(and)(a, b);
+}
+static inline vec v_or(vec a, vec b)
+{
+    return VI_SI(or)(a, b);
+}
+static inline vec v_xor(vec a, vec b)
+{
+    return VI_SI(xor)(a, b);
+}
 /* v_srl / v_sll: logical shifts by n < 64 bits (n public, same for all lanes). */
-static inline vec v_srl(vec a, unsigned n) { return VI(srlv_epi64)(a, VI_SET1(n)); }
-static inline vec v_sll(vec a, unsigned n) { return VI(sllv_epi64)(a, VI_SET1(n)); }
-static inline vec v_srl52(vec a) { return VI(srli_epi64)(a, 52); }
+static inline vec v_srl(vec a, unsigned n)
+{
+    return VI(srlv_epi64)(a, VI_SET1(n));
+}
+static inline vec v_sll(vec a, unsigned n)
+{
+    return VI(sllv_epi64)(a, VI_SET1(n));
+}
+static inline vec v_srl52(vec a)
+{
+    return VI(srli_epi64)(a, 52);
+}
 /* v_sra63: arithmetic shift by 63: all-ones where the top bit is set. */
-static inline vec v_sra63(vec a) { return VI(srai_epi64)(a, 63); }
+static inline vec v_sra63(vec a)
+{
+    return VI(srai_epi64)(a, 63);
+}
 /* v_sra52: arithmetic shift by 52: the signed carry of a digit. */
-static inline vec v_sra52(vec a) { return VI(srai_epi64)(a, 52); }
-static inline vmask v_eq(vec a, vec b) { return VI(cmpeq_epi64_mask)(a, b); }
-static inline vmask v_nonzero(vec a) { return VI(test_epi64_mask)(a, a); }
+static inline vec v_sra52(vec a)
+{
+    return VI(srai_epi64)(a, 52);
+}
+static inline vmask v_eq(vec a, vec b)
+{
+    return VI(cmpeq_epi64_mask)(a, b);
+}
+static inline vmask v_nonzero(vec a)
+{
+    return VI(test_epi64_mask)(a, a);
+}
 /* v_blend: lanes of m take b, the others a. */
-static inline vec v_blend(vmask m, vec a, vec b) { return VI(mask_blend_epi64)(m, a, b); }
-static inline vmask vm_and(vmask a, vmask b) { return (vmask)(a & b); }
-static inline vmask vm_or(vmask a, vmask b) { return (vmask)(a | b); }
-static inline vmask vm_not(vmask a) { return (vmask)(~a & ((1u << VL) - 1)); }
-static inline vmask vm_from_bits(unsigned bits) { return (vmask)bits; }
-static inline unsigned vm_bits(vmask m) { return (unsigned)m & ((1u << VL) - 1); }
+static inline vec v_blend(vmask m, vec a, vec b)
+{
+    return VI(mask_blend_epi64)(m, a, b);
+}
+static inline vmask vm_and(vmask a, vmask b)
+{
+    return (vmask)(a & b);
+}
+static inline vmask vm_or(vmask a, vmask b)
+{
+    return (vmask)(a | b);
+}
+static inline vmask vm_not(vmask a)
+{
+    return (vmask)(~a & ((1u << VL) - 1));
+}
+static inline vmask vm_from_bits(unsigned bits)
+{
+    return (vmask)bits;
+}
+static inline unsigned vm_bits(vmask m)
+{
+    return (unsigned)m & ((1u << VL) - 1);
+}
+/* v_lanes_up / v_lanes_down: lanes moved up / down by h (public, < VL), the
+ * lanes left empty taken from f (vec_c.h). A masked vpermq. */
+#if VL == 8
+#define VI_IOTA _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)
+#else
+#define VI_IOTA _mm256_set_epi64x(3, 2, 1, 0)
+#endif
+static inline vec v_lanes_up(vec a, vec f, unsigned h)
+{
+    const vmask m = (vmask)(((1u << VL) - 1) & ~((1u << h) - 1));
+    return VI(mask_permutexvar_epi64)(f, m, VI(sub_epi64)(VI_IOTA, VI_SET1(h)), a);
+}
+static inline vec v_lanes_down(vec a, vec f, unsigned h)
+{
+    const vmask m = (vmask)((1u << (VL - h)) - 1);
+    return VI(mask_permutexvar_epi64)(f, m, VI(add_epi64)(VI_IOTA, VI_SET1(h)), a);
+}
+#undef VI_IOTA
 
 #undef VL
 
