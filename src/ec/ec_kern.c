@@ -1158,7 +1158,7 @@ static void base_kern(struct ec_base_args *a, int spread)
 /*
  * sign_kern: R = k G; r = x(R) mod n (x(R) < p < 2n: one subtraction);
  * s = k^-1 (z + r d) mod n, all mod n in Montgomery form: k^-1 R by
- * Fermat, r d and (z + r d) k^-1 by multiplies that leave plain values.
+ * fe_inv, r d and (z + r d) k^-1 by multiplies that leave plain values.
  */
 static void sign_kern(struct ec_sign_args *a, int spread)
 {
