@@ -513,7 +513,7 @@ static void FN(base)(struct ec_base_args *a)
 }
 
 /* sign: R = k G; r = x(R) mod n; s = k^-1 (z + r d) mod n (Montgomery
- * mod n: k^-1 R by Fermat, products that leave plain values). */
+ * mod n: k^-1 R by divsteps, products that leave plain values). */
 static void FN(sign)(struct ec_sign_args *a)
 {
     const unsigned k52 = a->c->k;
