@@ -34,6 +34,7 @@ CURVES = [
                 "0A60B1CE1D7E819D7A431D7C90EA0E5F", 16)),
 ]
 P256_P = CURVES[0]["p"]  # the modulus whose digits mb52_p256_lo exploits
+P384_P = CURVES[1]["p"]  # the modulus whose digits mb52_p384_step exploits
 WIN = 5  # Booth window bits (EC_WIN)
 MASK = (1 << 52) - 1
 
@@ -139,6 +140,7 @@ def emit_mod(m, k, bits, indent):
         ".sg_limbs = %d" % sg_limbs,
         ".sg_batches = %d" % sg_batches,
         ".p256 = %d" % (m == P256_P),
+        ".p384 = %d" % (m == P384_P),
     ]
     return "{\n" + "".join(indent + o + ",\n" for o in out) + indent[:-4] + "}"
 

@@ -112,6 +112,7 @@ const struct ec_curve mbc_ec_p256 = {
         .sg_limbs = 5,
         .sg_batches = 12,
         .p256 = 1,
+        .p384 = 0,
     },
     .n = {
         .m = {
@@ -142,6 +143,7 @@ const struct ec_curve mbc_ec_p256 = {
         .sg_limbs = 5,
         .sg_batches = 12,
         .p256 = 0,
+        .p384 = 0,
     },
     .b = {
         R8(0xdf6229c4bddfd), R8(0xca8843090d89c), R8(0x212ed6acf005c), R8(0x83415a220abf7),
@@ -195,6 +197,7 @@ const struct ec_curve mbc_ec_p384 = {
         .sg_limbs = 7,
         .sg_batches = 18,
         .p256 = 0,
+        .p384 = 1,
     },
     .n = {
         .m = {
@@ -226,6 +229,7 @@ const struct ec_curve mbc_ec_p384 = {
         .sg_limbs = 7,
         .sg_batches = 18,
         .p256 = 0,
+        .p384 = 0,
     },
     .b = {
         R8(0x91c81cd08114b), R8(0x3708118870d03), R8(0x431bf24475444), R8(0x209b1920022fc),

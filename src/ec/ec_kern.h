@@ -43,6 +43,7 @@ struct ec_mod {
     uint64_t sg_minv;
     unsigned sg_limbs, sg_batches;
     unsigned p256; /* this is P-256's p (mb52_p256_lo) */
+    unsigned p384; /* this is P-384's p (mb52_p384_step) */
 };
 
 /*

@@ -53,6 +53,21 @@ MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
     }
 }
 
+/* mb52_normalise_signed: mb52_normalise for signed digits (|acc[j]| <
+ * 2^62) whose value is non-negative and fits k digits: the carries are
+ * arithmetic shifts. The same digits as mb52_normalise where both apply. */
+MB52_INLINE void mb52_normalise_signed(mb52_row *r, vec *acc, unsigned k)
+{
+    const vec mask = v_set1(MB52_MASK);
+    vec carry = v_zero();
+    MB52_UNROLL
+    for (unsigned j = 0; j < k; j++) {
+        vec t = v_add(acc[j], carry);
+        carry = v_sra52(t);
+        v_store(r[j], v_and(t, mask));
+    }
+}
+
 /*
  * mb52_quot: the Montgomery quotient digit of a column c, c m0inv mod 2^52.
  * p256 (a compile-time constant) says that m is P-256's p, whose m0inv is 1
@@ -97,9 +112,38 @@ MB52_INLINE void mb52_p256_hi(vec *col, vec y)
 }
 
 /*
+ * P-384's p = 2^384 - 2^128 - 2^96 + 2^32 - 1 has the 52-bit digits 2^32 -
+ * 1, 0xff00000000000, 0xffffffeffffff, four times 2^52 - 1 (digits 3..6),
+ * and 2^20 - 1; m0inv is 2^32 + 1. For the four all-ones digits a step's y
+ * (2^52 - 1) (2^156 + 2^208 + 2^260 + 2^312) telescopes to y 2^364 - y
+ * 2^156: + y at column 7 and - y at column 3 instead of 8 multiply-adds.
+ * mb52_p384_step adds y m_j, j = 1..7, to col[] that way (the multiply-adds
+ * for digits 1, 2 and 7). The columns are then signed: each takes - y (<
+ * 2^52) once in its life, so they stay in (-2^52, 2^61), and the carries
+ * are arithmetic shifts (v_sra52; a column's low 52 bits are still its
+ * residue, so the quotients are those of the generic step). The integer
+ * the columns hold after each step is the generic one, hence the same
+ * quotients and, normalised, the same digits. 8 multiply-adds per step
+ * (quotient and m_0's high half included) instead of 16.
+ */
+#define MB52_P384 2
+MB52_INLINE void mb52_p384_step(vec *col, const mb52_row *m, vec y)
+{
+    MB52_UNROLL
+    for (unsigned j = 1; j < 3; j++) {
+        col[j] = v_madd52lo(col[j], v_load(m[j]), y);
+        col[j + 1] = v_madd52hi(col[j + 1], v_load(m[j]), y);
+    }
+    col[3] = v_sub(col[3], y);
+    col[7] = v_add(v_madd52lo(col[7], v_load(m[7]), y), y);
+    col[8] = v_madd52hi(col[8], v_load(m[7]), y);
+}
+
+/*
  * mb52_amm_q_k: almost-Montgomery multiplication r = a * b / R mod m.
  * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52; p256:
- *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo). More
+ *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo), or if
+ *       p256 is MB52_P384, m is P-384's p (k = 8; mb52_p384_step). More
  *       generally r < a b / R + m, so a, b < 4m give r < 2m too when
  *       16m <= R.
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
@@ -133,9 +177,12 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j + 1] = v_madd52hi(acc[j + 1], v_load(a[j]), bi);
         }
-        const vec y = mb52_quot(acc[0], m0inv, p256);
+        const vec y = mb52_quot(acc[0], m0inv, p256 == 1);
         vec carry;
-        if (p256) {
+        if (p256 == MB52_P384) {
+            carry = v_madd52hi(v_sra52(v_add(acc[0], v_set1(MB52_MASK))), v_load(m[0]), y);
+            mb52_p384_step(acc, m, y);
+        } else if (p256) {
             mb52_p256_lo(acc, y);
             mb52_p256_hi(acc + 1, y);
             carry = v_add(v_srl52(acc[0]), y);
@@ -153,7 +200,11 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         }
         acc[0] = v_add(acc[0], carry);
     }
-    mb52_normalise(r, acc, k);
+    if (p256 == MB52_P384) {
+        mb52_normalise_signed(r, acc, k);
+    } else {
+        mb52_normalise(r, acc, k);
+    }
 }
 
 /* mb52_amm_k: mb52_amm_q_k for any m0inv. */
@@ -205,9 +256,13 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
     }
     /* Montgomery reduction of the 2k columns, one quotient digit per step */
     for (unsigned i = 0; i < k; i++) {
-        const vec y = mb52_quot(t[0], m0inv, p256);
+        const vec y = mb52_quot(t[0], m0inv, p256 == 1);
         t[k] = v_load(hi[i]);
-        if (p256) {
+        if (p256 == MB52_P384) {
+            const vec cy = v_madd52hi(v_sra52(v_add(t[0], v_set1(MB52_MASK))), v_load(m[0]), y);
+            mb52_p384_step(t, m, y);
+            t[1] = v_add(t[1], cy);
+        } else if (p256) {
             t[1] = v_add(t[1], v_add(v_srl52(t[0]), y));
             mb52_p256_lo(t, y);
             mb52_p256_hi(t + 1, y);
@@ -229,7 +284,11 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
             t[j] = t[j + 1];
         }
     }
-    mb52_normalise(r, t, k);
+    if (p256 == MB52_P384) {
+        mb52_normalise_signed(r, t, k);
+    } else {
+        mb52_normalise(r, t, k);
+    }
 }
 
 /* mb52_ams_k: mb52_ams_q_k for any m0inv. */
