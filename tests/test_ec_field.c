@@ -159,7 +159,10 @@ static void test_constants(void **state)
         assert_int_equal(c->bits, BN_num_bits(p));
         assert_int_equal(c->len, c->bits / 8);
         assert_int_equal(c->nwin, (c->bits + 1 + EC_WIN - 1) / EC_WIN);
-        assert_int_equal(c->gsteps, (c->nwin + 7) / 8);
+        assert_int_equal(c->gnwin, (c->bits + 1 + c->gwin - 1) / c->gwin);
+        assert_int_equal(8 * c->gblocks, 1u << (c->gwin - 1));
+        assert_true(c->gblocks >= 2 && c->gblocks <= EC_GT_MAX_BLOCKS);
+        assert_int_equal(c->gsteps, (c->gnwin + 7) / 8);
         assert_int_equal(ec_gtab_rows(c),
                          c->id == MBC_CURVE_P256 ? EC_P256_GTAB_ROWS : EC_P384_GTAB_ROWS);
         assert_true(k <= EC_MAX_K && c->len <= EC_MAX_LEN);
@@ -652,18 +655,23 @@ static void test_gtab(void **state)
         EC_GROUP *g = group_of(c);
         EC_POINT *q = EC_POINT_new(g);
         BIGNUM *s = BN_new(), *pm = mod_bn(&c->p, k), *x = BN_new(), *y = BN_new();
-        for (unsigned i = 0; i < 8 * c->gsteps; i++) {
-            for (unsigned j = 0; j < EC_GT_ENTRIES; j++) {
-                /* every entry of the first and last steps, a few of the others */
-                if (i >= 8 && i < 8 * (c->gsteps - 1) && (i * 16 + j) % 13 != 0) {
+        const unsigned nb = c->gblocks;
+        for (unsigned i = 0; i < c->gnwin; i++) {
+            for (unsigned j = 0; j < 8 * nb; j++) {
+                /* every entry of the first and last windows, a few of the others */
+                if (i >= 1 && i + 1 < c->gnwin && (i * 64 + j) % 13 != 0) {
                     continue;
                 }
                 BN_set_word(s, j + 1);
-                BN_lshift(s, s, (int)(EC_WIN * i));
+                BN_lshift(s, s, (int)(c->gwin * i));
                 EC_POINT_mul(g, q, s, NULL, NULL, ctx);
                 EC_POINT_get_affine_coordinates(g, q, x, y, ctx);
-                const mb52_row *e = tab + ((size_t)(i / 8) * EC_GT_ENTRIES + j) * 2 * k;
-                BIGNUM *ex = mbt_lane_bn(e, k, i % 8), *ey = mbt_lane_bn(e + k, k, i % 8);
+                /* digit r of entry j: lane j mod 8 of row j / 8 of digit row r */
+                EC_ALIGN mb52_row e[2 * EC_MAX_K];
+                for (unsigned r = 0; r < 2 * k; r++) {
+                    e[r][0] = tab[((size_t)i * 2 * k + r) * nb + j / 8][j % 8];
+                }
+                BIGNUM *ex = mbt_lane_bn(e, k, 0), *ey = mbt_lane_bn(e + k, k, 0);
                 BIGNUM *wx = to_mont_bn(x, pm, k, ctx), *wy = to_mont_bn(y, pm, k, ctx);
                 if (BN_cmp(ex, wx) != 0 || BN_cmp(ey, wy) != 0) {
                     fail_msg("P-%u table: window %u, entry %u differs", c->bits, i, j);

@@ -16,13 +16,13 @@ of the generated file against OpenSSL's EC_GROUP and BIGNUM.
 import sys
 
 CURVES = [
-    dict(name="p256", id="MBC_CURVE_P256", k=5, bits=256,
+    dict(name="p256", id="MBC_CURVE_P256", k=5, bits=256, gwin=7,
          p=2**256 - 2**224 + 2**192 + 2**96 - 1,
          n=0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551,
          b=0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B,
          gx=0x6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296,
          gy=0x4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5),
-    dict(name="p384", id="MBC_CURVE_P384", k=8, bits=384,
+    dict(name="p384", id="MBC_CURVE_P384", k=8, bits=384, gwin=6,
          p=2**384 - 2**128 - 2**96 + 2**32 - 1,
          n=int("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFC7634D81F4372DDF"
                "581A0DB248B0A77AECEC196ACCC52973", 16),
@@ -35,7 +35,7 @@ CURVES = [
 ]
 P256_P = CURVES[0]["p"]  # the modulus whose digits mb52_p256_lo exploits
 P384_P = CURVES[1]["p"]  # the modulus whose digits mb52_p384_step exploits
-WIN = 5  # Booth window bits (EC_WIN)
+WIN = 5  # Booth window bits of the variable base (EC_WIN); the fixed base's: gwin
 MASK = (1 << 52) - 1
 
 
@@ -183,7 +183,10 @@ def main():
         w("const struct ec_curve mbc_ec_%s = {\n" % c["name"])
         w("    .def = &mbc_ec_%s_def,\n" % c["name"])
         w("    .id = %s,\n    .k = %d,\n    .bits = %d,\n    .len = %d,\n" % (c["id"], k, c["bits"], ln))
-        w("    .nwin = %d,\n    .gsteps = %d,\n" % (nwin, (nwin + 7) // 8))
+        gw = c["gwin"]
+        gnwin = (c["bits"] + 1 + gw - 1) // gw
+        w("    .nwin = %d,\n    .gwin = %d,\n    .gnwin = %d,\n    .gblocks = %d,\n"
+          "    .gsteps = %d,\n" % (nwin, gw, gnwin, (1 << (gw - 1)) // 8, (gnwin + 7) // 8))
         w("    .p = " + emit_mod(p, k, c["bits"], "        ") + ",\n")
         w("    .n = " + emit_mod(n, k, c["bits"], "        ") + ",\n")
         w("    .b = " + rows(c["b"] * R % p, k, "        ") + ",\n")

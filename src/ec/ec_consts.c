@@ -82,7 +82,10 @@ const struct ec_curve mbc_ec_p256 = {
     .bits = 256,
     .len = 32,
     .nwin = 52,
-    .gsteps = 7,
+    .gwin = 7,
+    .gnwin = 37,
+    .gblocks = 8,
+    .gsteps = 5,
     .p = {
         .m = {
             R8(0xfffffffffffff), R8(0x00fffffffffff), R8(0x0000000000000), R8(0x0001000000000),
@@ -166,7 +169,10 @@ const struct ec_curve mbc_ec_p384 = {
     .bits = 384,
     .len = 48,
     .nwin = 77,
-    .gsteps = 10,
+    .gwin = 6,
+    .gnwin = 65,
+    .gblocks = 4,
+    .gsteps = 9,
     .p = {
         .m = {
             R8(0x00000ffffffff), R8(0xff00000000000), R8(0xffffffeffffff), R8(0xfffffffffffff),

@@ -41,7 +41,7 @@ MBC_API size_t mbc_ec_sig_len(mbc_curve curve)
 /* Fixed-base tables: built once, at first use, by the portable kernel      */
 /* ------------------------------------------------------------------------ */
 
-/* Static storage (70 KiB for P-256, 160 KiB for P-384, and 24 KiB of
+/* Static storage (185 KiB for P-256, 260 KiB for P-384, and 24 KiB of
  * scratch each while building): no allocation that could fail. */
 
 static EC_ALIGN mb52_row gtab_p256[EC_P256_GTAB_ROWS];

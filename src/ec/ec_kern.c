@@ -33,16 +33,18 @@
  * end (a fold of the top bits and a carry chain), or only the carry chain
  * for a sum that only multiplies read, which accept inputs below 4p.
  *
- * Scalars: signed (Booth) windows of 5 bits, digits -16..16, nwin windows
- * (52 for P-256, 77 for P-384: one bit more than the order).
- *  - Fixed base (k G): a precomputed table of every window's multiples
- *    (ec_kern.h: ec_gtab_rows): one masked scan of 16 entries and one mixed
- *    addition per window, no doubling; a zero digit keeps the sum (mask).
- *  - Variable base (d P): a table of 0..16 P (15 point operations), then
- *    per window 5 doublings, a masked scan of the 17 entries and one
- *    addition.
- * The sign of a digit is applied by a masked negation of y. Every table
- * scan reads every entry, per lane; lane values reach no branch and no
+ * Scalars: signed (Booth) windows, one bit more than the order.
+ *  - Fixed base (k G): windows of gwin bits (7 for P-256: 37 windows,
+ *    digits -64..64; 6 for P-384: 65 windows, -32..32) and a precomputed
+ *    table of every window's multiples (ec_kern.h: ec_gtab_rows): one
+ *    lookup (all the window's rows loaded, the index picking lanes within
+ *    registers: g_lookup) and one mixed addition per window, no doubling;
+ *    a zero digit keeps the sum (mask).
+ *  - Variable base (d P): windows of 5 bits (nwin: 52 for P-256, 77 for
+ *    P-384), a table of 0..16 P (15 point operations), then per window 5
+ *    doublings, a masked scan of the 17 entries and one addition.
+ * The sign of a digit is applied by a masked negation of y. Every lookup
+ * reads every entry, per lane; lane values reach no branch and no
  * address. Inversions (mod p and mod n) take one scalar constant-time
  * inversion for all the lanes (fe_inv: Montgomery's trick across lanes).
  */
@@ -762,14 +764,20 @@ MB52_INLINE void pt_jdbl_k(const struct ec_curve *c, struct ec_pt *r, const stru
  * X3 = R^2 - H^3 - 2 X1 H^2, Y3 = R (X1 H^2 - X3) - Y1 H^3. Where p is the
  * identity (Z1 = 0) the result is q, by a mask. p = -q (H = 0, R != 0)
  * gives Z3 = 0, the identity, rightly; p = q would give it wrongly, and
- * never occurs where this is used, the windows of the fixed base in
- * mul_base: the sum S of the windows below i (Booth digits, |d| <= 16)
- * has |S| < 32^i 16/31, so S - d 32^i for a digit d != 0 is non-zero and
- * smaller than n in size, except at the top window (d <= 2 for P-256, 16
- * for P-384). There S = d 32^i mod n would make the scalar e = S + d 32^i
- * equal to 2 d 32^i mod n: for P-256 a value below 2^227, for P-384
- * (2 d - 16) 2^380 plus less than 2^192, neither of which has that top
- * digit d (e lies within 32^i 16/31 of d 32^i). r may alias p.
+ * never occurs where this is used, the windows of the fixed base (w =
+ * gwin bits, digits |d| <= 2^(w-1) = h): the sum S of the windows below i
+ * that a lane holds (all of them in mul_base, every eighth in
+ * mul_base_spread) has |S| <= h (2^(w i) - 1) / (2^w - 1), so
+ * S - d 2^(w i) for a digit d != 0 is non-zero and smaller than n in size,
+ * except at the top window. There p = q needs S = d 2^(w i) - j n within
+ * that bound for some j != 0 (the few j near d 2^(w i) / n); every such S
+ * makes the scalar e = S + d 2^(w i) of mul_base at least n, and is no sum
+ * of digits |d'| <= h at the windows of its lane in mul_base_spread (its
+ * residue mod 2^(8 w) above the lane's bits is not a digit): a search of
+ * every (d, j) at the top window of both curves, for 5, 6 and 7 bits,
+ * finds no other S. A zero
+ * digit's addition (of the last entry) may meet p = q: its result is
+ * dropped by a mask. r may alias p.
  */
 MB52_INLINE void pt_jmadd_k(const struct ec_curve *c, struct ec_pt *r, const struct ec_pt *p,
                             const mb52_row *qx, const mb52_row *qy, unsigned K)
@@ -939,21 +947,20 @@ static void fault(struct ec_pt *p, unsigned mask)
 /* Scalar multiplication                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* win_bits: the 6 bits of signed window i of the scalar e (k rows, plain):
- * bits 5i - 1 .. 5i + 4 (bit -1 is 0), per lane. */
-static vec win_bits(const mb52_row *e, unsigned k, unsigned i)
+/* win_bits: the w + 1 bits of signed window i of w bits of the scalar e
+ * (k rows, plain): bits w i - 1 .. w i + w - 1 (bit -1 is 0), per lane. */
+static vec win_bits(const mb52_row *e, unsigned k, unsigned w, unsigned i)
 {
-    return i == 0 ? v_sll(mb52_window(e, k, 0, EC_WIN), 1)
-                  : mb52_window(e, k, EC_WIN * i - 1, EC_WIN + 1);
+    return i == 0 ? v_sll(mb52_window(e, k, 0, w), 1) : mb52_window(e, k, w * i - 1, w + 1);
 }
 
-/* booth: the signed digit of window bits w (0..63): its absolute value
- * 0..16 is returned, its sign (set: negative) in *neg. The digits of a
- * scalar e < 2^(5 nwin - 1) sum to e: sum d_i 32^i. */
-static vec booth(vec w, vmask *neg)
+/* booth: the signed digit of the w + 1 window bits b (0..2^(w+1) - 1): its
+ * absolute value 0..2^(w-1) is returned, its sign (set: negative) in *neg.
+ * The digits of a scalar e < 2^(w nwin - 1) sum to e: sum d_i 2^(w i). */
+static vec booth(vec b, unsigned w, vmask *neg)
 {
-    *neg = v_nonzero(v_srl(w, EC_WIN));
-    const vec d = v_blend(*neg, w, v_sub(v_set1(2 * (1u << EC_WIN) - 1), w));
+    *neg = v_nonzero(v_srl(b, w));
+    const vec d = v_blend(*neg, b, v_sub(v_set1(2 * (1u << w) - 1), b));
     return v_add(v_srl(d, 1), v_and(d, v_set1(1)));
 }
 
@@ -982,59 +989,62 @@ static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsi
 }
 
 /*
- * g_lookup: (x, y) = entry idx (0..15; anything else gives zeros) of the
- * EC_GT_ENTRIES fixed-base entries at tab, per lane, scanning all of them.
- * lane0 >= 0: every lane reads lane lane0 of the entries (a batch, all at
- * the same window); lane0 < 0: each lane reads its own (spread windows).
+ * g_lookup: (x, y) = entry idx mod 8 nb of the fixed-base window at tab
+ * (ec_kern.h: 2k digit rows of nb = gblocks rows of 8 entries), per lane:
+ * every row of the window is loaded, the index picks lanes within the
+ * registers (v_perm2_rows over pairs of rows, then blends by bits 4 and 5
+ * of the index). Per digit nb / 2 permutes and nb / 2 - 1 blends, where a
+ * compare-and-blend scan took one blend per entry.
  */
-static void g_lookup(unsigned k, mb52_row *x, mb52_row *y, const mb52_row *tab, vec idx, int lane0)
+static void g_lookup(unsigned k, unsigned nb, mb52_row *x, mb52_row *y, const mb52_row *tab,
+                     vec idx)
 {
-    vec acc[2 * EC_MAX_K];
-    for (unsigned j = 0; j < 2 * k; j++) {
-        acc[j] = v_zero();
-    }
-    for (unsigned t = 0; t < EC_GT_ENTRIES; t++) {
-        const vmask hit = v_eq(idx, v_set1(t));
-        const mb52_row *e = tab + (size_t)t * 2 * k;
-        for (unsigned j = 0; j < 2 * k; j++) {
-            const vec v = lane0 >= 0 ? v_set1(e[j][lane0]) : v_load(e[j]);
-            acc[j] = v_blend(hit, acc[j], v);
+    const vmask b4 = v_nonzero(v_and(idx, v_set1(16)));
+    const vmask b5 = nb == 8 ? v_nonzero(v_and(idx, v_set1(32))) : b4;
+    for (unsigned r = 0; r < 2 * k; r++) {
+        const mb52_row *t = tab + (size_t)r * nb;
+        vec v = v_perm2_rows(t[0], t[1], idx);
+        if (nb >= 4) {
+            v = v_blend(b4, v, v_perm2_rows(t[2], t[3], idx));
         }
-    }
-    for (unsigned j = 0; j < k; j++) {
-        v_store(x[j], acc[j]);
-        v_store(y[j], acc[k + j]);
+        if (nb == 8) {
+            const vec u = v_blend(b4, v_perm2_rows(t[4], t[5], idx), v_perm2_rows(t[6], t[7], idx));
+            v = v_blend(b5, v, u);
+        }
+        v_store(r < k ? x[r] : y[r - k], v);
     }
 }
 
-/* add_window: r += the signed digit (absd, neg) of the fixed-base entries
- * at tab (see g_lookup for lane0), r Jacobian (pt_jmadd); a zero digit
- * leaves r as it is. */
-static void add_window(const struct ec_curve *c, struct ec_pt *r, const mb52_row *tab, vec absd,
-                       vmask neg, int lane0)
+/* add_window: r += the signed digit (absd, neg) whose entry absd - 1 is
+ * (tx, ty), r Jacobian (pt_jmadd); a zero digit leaves r as it is (its
+ * entry, the last one, is computed on and dropped). */
+static void add_window(const struct ec_curve *c, struct ec_pt *r, mb52_row *tx, mb52_row *ty,
+                       vec absd, vmask neg)
 {
     const unsigned k = ec_k(c);
-    EC_ALIGN fe tx, ty, ny;
+    EC_ALIGN fe ny;
     EC_ALIGN struct ec_pt t;
-    g_lookup(k, tx, ty, tab, v_sub(absd, v_set1(1)), lane0);
-    fp_neg(c, ny, ty); /* ty = 0 only where the digit is 0: unused */
+    fp_neg(c, ny, ty); /* an entry's y is never 0 */
     fe_blend(k, ty, neg, ty, ny);
     pt_jmadd(c, &t, r, tx, ty);
     pt_blend(k, r, v_nonzero(absd), r, &t);
 }
 
 /* mul_base: r = e G per lane (e plain, k rows, < n), with the fixed-base
- * table gtab: nwin mixed additions into a Jacobian sum (the identity
+ * table gtab: gnwin mixed additions into a Jacobian sum (the identity
  * (0 : 1 : 0) is one too), projective at the end. */
 static void mul_base(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                      const mb52_row *gtab)
 {
-    const size_t step_rows = (size_t)EC_GT_ENTRIES * 2 * c->k;
+    const unsigned k = ec_k(c), nb = c->gblocks;
+    const size_t wrows = (size_t)2 * k * nb;
+    EC_ALIGN fe tx, ty;
     pt_identity(c, r);
-    for (unsigned i = 0; i < c->nwin; i++) {
+    for (unsigned i = 0; i < c->gnwin; i++) {
         vmask neg;
-        const vec absd = booth(win_bits(e, c->k, i), &neg);
-        add_window(c, r, gtab + (i / 8) * step_rows, absd, neg, (int)(i % 8));
+        const vec absd = booth(win_bits(e, k, c->gwin, i), c->gwin, &neg);
+        g_lookup(k, nb, tx, ty, gtab + i * wrows, v_sub(absd, v_set1(1)));
+        add_window(c, r, tx, ty, absd, neg);
     }
     pt_from_jac(c, r, r);
 }
@@ -1064,7 +1074,7 @@ static void mul_var(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e
     EC_ALIGN fe ny;
     for (unsigned i = c->nwin; i-- > 0;) {
         vmask neg;
-        const vec absd = booth(win_bits(e, k, i), &neg);
+        const vec absd = booth(win_bits(e, k, EC_WIN, i), EC_WIN, &neg);
         pt_lookup(k, &t, tab, EC_VT_ENTRIES, absd);
         fp_neg(c, ny, t.y);
         fe_blend(k, t.y, neg, t.y, ny);
@@ -1091,8 +1101,38 @@ static uint64_t lane0_bits(const mb52_row *e, unsigned k, unsigned pos, unsigned
 }
 
 /*
+ * g_lookup_spread: g_lookup with lane l reading the window at tl[l] (its
+ * own index in lane l of idx): per pair of rows, 8 masked permutes into
+ * one register (v_perm2m: lane l permuted by the rows of its window, its
+ * index still in that lane until then), then the blends of g_lookup.
+ */
+static void g_lookup_spread(unsigned k, unsigned nb, mb52_row *x, mb52_row *y,
+                            const mb52_row *const tl[8], vec idx)
+{
+    const vmask b4 = v_nonzero(v_and(idx, v_set1(16)));
+    const vmask b5 = nb == 8 ? v_nonzero(v_and(idx, v_set1(32))) : b4;
+    for (unsigned r = 0; r < 2 * k; r++) {
+        vec v[EC_GT_MAX_BLOCKS / 2] = {idx, idx, idx, idx};
+        for (unsigned q = 0; q < nb / 2; q++) {
+            for (unsigned l = 0; l < 8; l++) {
+                const mb52_row *t = tl[l] + (size_t)r * nb + 2 * q;
+                v[q] = v_perm2m(v[q], vm_from_bits(1u << l), t[0], t[1]);
+            }
+        }
+        if (nb >= 4) {
+            v[0] = v_blend(b4, v[0], v[1]);
+        }
+        if (nb == 8) {
+            v[0] = v_blend(b5, v[0], v_blend(b4, v[2], v[3]));
+        }
+        v_store(r < k ? x[r] : y[r - k], v[0]);
+    }
+}
+
+/*
  * mul_base_spread: r = e G for lane 0's scalar, in lane 0: lane l adds the
- * windows 8 s + l (gsteps mixed additions, every lane its own table rows),
+ * windows 8 s + l (gsteps mixed additions, every lane its own window of the
+ * table; lanes past the last window read the last one, with a zero digit),
  * then the 8 partial sums are added in a tree (3 additions: lanes l + 4,
  * l + 2, l + 1 moved under lane l through memory). Other lanes of r end up
  * with partial sums; only lane 0 is the result.
@@ -1100,21 +1140,25 @@ static uint64_t lane0_bits(const mb52_row *e, unsigned k, unsigned pos, unsigned
 static void mul_base_spread(const struct ec_curve *c, struct ec_pt *r, const mb52_row *e,
                             const mb52_row *gtab)
 {
-    const unsigned k = ec_k(c);
-    const size_t step_rows = (size_t)EC_GT_ENTRIES * 2 * k;
+    const unsigned k = ec_k(c), w = c->gwin, nb = c->gblocks;
+    const size_t wrows = (size_t)2 * k * nb;
+    EC_ALIGN fe tx, ty;
     pt_identity(c, r);
     for (unsigned s = 0; s < c->gsteps; s++) {
-        EC_ALIGN mb52_row w;
+        EC_ALIGN mb52_row b;
+        const mb52_row *tl[8];
         for (unsigned l = 0; l < 8; l++) {
             const unsigned i = 8 * s + l;
-            w[l] = i >= c->nwin ? 0
-                   : i == 0     ? lane0_bits(e, k, 0, EC_WIN) << 1
-                                : lane0_bits(e, k, EC_WIN * i - 1, EC_WIN + 1);
+            b[l] = i >= c->gnwin ? 0
+                   : i == 0      ? lane0_bits(e, k, 0, w) << 1
+                                 : lane0_bits(e, k, w * i - 1, w + 1);
+            tl[l] = gtab + (i < c->gnwin ? i : c->gnwin - 1) * wrows;
         }
         vmask neg;
-        const vec absd = booth(v_load(w), &neg);
-        add_window(c, r, gtab + s * step_rows, absd, neg, -1);
-        mbc_memzero(w, sizeof(w));
+        const vec absd = booth(v_load(b), w, &neg);
+        g_lookup_spread(k, nb, tx, ty, tl, v_sub(absd, v_set1(1)));
+        add_window(c, r, tx, ty, absd, neg);
+        mbc_memzero(b, sizeof(b));
     }
     pt_from_jac(c, r, r);
     EC_ALIGN struct ec_pt q;
@@ -1369,47 +1413,55 @@ void MBC_KFN(ec_pt_test)(const struct ec_curve *c, enum ec_pt_op op, struct ec_p
 
 /*
  * The fixed-base table (ec_kern.h), on the one-lane build, window by
- * window: B = 2^(5 i) G (5 doublings of one running point per window),
- * 1..16 B by 15 point operations, their affine coordinates with one
- * inversion for the 16 (Montgomery's simultaneous inversion: 3 multiplies
- * per entry), fully reduced, stored in lane i mod 8 of step i / 8.
+ * window: B = 2^(gwin i) G (gwin doublings of one running point per
+ * window), 1..E B (E = 8 gblocks) by E - 1 point operations, 16 at a time
+ * (EC_GTAB_BUILD_SCRATCH), their affine coordinates with one inversion per
+ * 16 (Montgomery's simultaneous inversion: 3 multiplies per entry), fully
+ * reduced, entry j in lane j mod 8 of row j / 8 of each digit row.
  */
 void mbc_ec_gtab_build_c1(const struct ec_curve *c, mb52_row *tab, struct ec_pt *t)
 {
-    const unsigned k = ec_k(c);
+    const unsigned k = ec_k(c), nb = c->gblocks, n = EC_GTAB_BUILD_SCRATCH;
     EC_ALIGN struct ec_pt g;
-    EC_ALIGN fe prefix[EC_GT_ENTRIES], inv, zi, v;
+    EC_ALIGN fe prefix[EC_GTAB_BUILD_SCRATCH], inv, zi, v;
     mb52_copy(g.x, c->gx, k);
     mb52_copy(g.y, c->gy, k);
     mb52_copy(g.z, c->p.one, k);
-    for (unsigned i = 0; i < 8 * c->gsteps; i++) {
-        pt_copy(k, &t[0], &g);
-        pt_dbl(c, &t[1], &g);
-        for (unsigned j = 2; j < EC_GT_ENTRIES; j++) {
-            pt_add(c, &t[j], &t[j - 1], &g);
-        }
-        mb52_copy(prefix[0], t[0].z, k);
-        for (unsigned j = 1; j < EC_GT_ENTRIES; j++) {
-            fe_mul(c, &c->p, prefix[j], prefix[j - 1], t[j].z);
-        }
-        fe_inv(c, &c->p, inv, prefix[EC_GT_ENTRIES - 1]);
-        for (unsigned j = EC_GT_ENTRIES; j-- > 0;) {
-            if (j > 0) {
-                fe_mul(c, &c->p, zi, inv, prefix[j - 1]); /* 1 / Z_j */
-                fe_mul(c, &c->p, inv, inv, t[j].z);       /* 1 / (Z_0 .. Z_(j-1)) */
-            } else {
-                mb52_copy(zi, inv, k);
+    for (unsigned i = 0; i < c->gnwin; i++) {
+        mb52_row *w = tab + (size_t)i * 2 * k * nb;
+        for (unsigned j0 = 0; j0 < 8 * nb; j0 += n) {
+            for (unsigned j = 0; j < n; j++) { /* t[j] = (j0 + j + 1) B */
+                if (j0 + j == 0) {
+                    pt_copy(k, &t[0], &g);
+                } else if (j0 + j == 1) {
+                    pt_dbl(c, &t[1], &g);
+                } else {
+                    pt_add(c, &t[j], &t[j > 0 ? j - 1 : n - 1], &g);
+                }
             }
-            mb52_row *e = tab + ((size_t)(i / 8) * EC_GT_ENTRIES + j) * 2 * k;
-            for (unsigned h = 0; h < 2; h++) {
-                fe_mul(c, &c->p, v, h == 0 ? t[j].x : t[j].y, zi);
-                fe_canon(c, &c->p, v, v);
-                for (unsigned d = 0; d < k; d++) {
-                    e[h * k + d][i % 8] = v[d][0];
+            mb52_copy(prefix[0], t[0].z, k);
+            for (unsigned j = 1; j < n; j++) {
+                fe_mul(c, &c->p, prefix[j], prefix[j - 1], t[j].z);
+            }
+            fe_inv(c, &c->p, inv, prefix[n - 1]);
+            for (unsigned j = n; j-- > 0;) {
+                if (j > 0) {
+                    fe_mul(c, &c->p, zi, inv, prefix[j - 1]); /* 1 / Z_j */
+                    fe_mul(c, &c->p, inv, inv, t[j].z);       /* 1 / (Z_0 .. Z_(j-1)) */
+                } else {
+                    mb52_copy(zi, inv, k);
+                }
+                const unsigned m = j0 + j;
+                for (unsigned h = 0; h < 2; h++) {
+                    fe_mul(c, &c->p, v, h == 0 ? t[j].x : t[j].y, zi);
+                    fe_canon(c, &c->p, v, v);
+                    for (unsigned d = 0; d < k; d++) {
+                        w[(size_t)(h * k + d) * nb + m / 8][m % 8] = v[d][0];
+                    }
                 }
             }
         }
-        for (unsigned d = 0; d < EC_WIN; d++) {
+        for (unsigned d = 0; d < c->gwin; d++) {
             pt_dbl(c, &g, &g);
         }
     }

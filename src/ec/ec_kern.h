@@ -16,11 +16,11 @@
 #include "../mb52/mb52.h"
 #include "mbcrypto.h"
 
-#define EC_MAX_K 8       /* digits of P-384; P-256 has 5 */
-#define EC_MAX_LEN 48    /* bytes of a P-384 scalar or coordinate */
-#define EC_WIN 5         /* bits of a signed (Booth) window of a scalar multiplication */
-#define EC_GT_ENTRIES 16 /* fixed-base table: 1..16 times each window's base */
-#define EC_VT_ENTRIES 17 /* variable-base table: 0..16 times the point */
+#define EC_MAX_K 8         /* digits of P-384; P-256 has 5 */
+#define EC_MAX_LEN 48      /* bytes of a P-384 scalar or coordinate */
+#define EC_WIN 5           /* bits of a signed (Booth) window of a variable-base multiplication */
+#define EC_VT_ENTRIES 17   /* variable-base table: 0..16 times the point */
+#define EC_GT_MAX_BLOCKS 8 /* fixed-base table: at most 8 rows of 8 entries a digit (7 bits) */
 
 #define EC_ALIGN __attribute__((aligned(64)))
 #define EC_SG_LIMBS 7 /* signed 62-bit limbs of a P-384 number in the divsteps inversion */
@@ -68,11 +68,14 @@ struct ec_curve_def {
 struct ec_curve {
     const struct ec_curve_def *def;
     mbc_curve id;
-    unsigned k;      /* digits of p and n */
-    unsigned bits;   /* bit length of p and of n */
-    unsigned len;    /* bytes of a scalar or a coordinate: bits / 8 */
-    unsigned nwin;   /* signed windows of EC_WIN bits in a scalar: ceil((bits + 1) / 5) */
-    unsigned gsteps; /* ceil(nwin / 8): steps of 8 windows of the fixed-base table */
+    unsigned k;       /* digits of p and n */
+    unsigned bits;    /* bit length of p and of n */
+    unsigned len;     /* bytes of a scalar or a coordinate: bits / 8 */
+    unsigned nwin;    /* signed windows of EC_WIN bits in a scalar: ceil((bits + 1) / 5) */
+    unsigned gwin;    /* bits of a signed window of the fixed base (k G): 7 (P-256), 6 (P-384) */
+    unsigned gnwin;   /* fixed-base windows: ceil((bits + 1) / gwin) */
+    unsigned gblocks; /* 2^(gwin - 1) / 8: rows of 8 entries per digit of a window's table */
+    unsigned gsteps;  /* ceil(gnwin / 8): steps of 8 windows of a spread (lone) request */
     struct ec_mod p, n;
     EC_ALIGN mb52_row b[EC_MAX_K]; /* b R mod p */
     mb52_row gx[EC_MAX_K];         /* the generator G, Montgomery form */
@@ -96,25 +99,30 @@ struct ec_pt {
 };
 
 /*
- * The fixed-base table of a curve: gsteps * EC_GT_ENTRIES entries of 2k rows
- * (x, then y: affine, Montgomery form, fully reduced below p). Entry j of
- * step s holds, in lane l, (j + 1) 2^(5 (8 s + l)) G: the multiples of the
- * base of window 8 s + l. A batch reads lane (i mod 8) of step i / 8 for
- * window i (broadcast to every lane); a lone request spread over the lanes
- * reads whole rows, each lane its own window.
+ * The fixed-base table of a curve: for each of the gnwin windows i, the
+ * E = 2^(gwin - 1) = 8 gblocks multiples (j + 1) 2^(gwin i) G, j < E
+ * (affine, Montgomery form, fully reduced below p), entry-major within a
+ * row: window i is 2k digit rows (x, then y) of gblocks rows each, and lane
+ * l of row q of digit r holds digit r of entry 8 q + l. A lookup loads all
+ * the rows of a window and the secret index only picks lanes within
+ * registers (vpermi2q: v_perm2_rows), for a batch (every lane the same
+ * window, its own index) and for a lone request spread over the lanes (lane
+ * l its own window, v_perm2m): no address depends on a secret.
  */
 static inline size_t ec_gtab_rows(const struct ec_curve *c)
 {
-    return (size_t)c->gsteps * EC_GT_ENTRIES * 2 * c->k;
+    return (size_t)c->gnwin * 2 * c->k * c->gblocks;
 }
 
-/* The table sizes of the two curves (gsteps 7 and 10; checked by the tests
- * against ec_gtab_rows). */
-#define EC_P256_GTAB_ROWS (7 * EC_GT_ENTRIES * 2 * 5)
-#define EC_P384_GTAB_ROWS (10 * EC_GT_ENTRIES * 2 * 8)
+/* The table sizes of the two curves (P-256: 37 windows of 7 bits, 64 entries,
+ * 185 KiB; P-384: 65 windows of 6 bits, 32 entries, 260 KiB; checked by the
+ * tests against ec_gtab_rows). */
+#define EC_P256_GTAB_ROWS (37 * 2 * 5 * 8)
+#define EC_P384_GTAB_ROWS (65 * 2 * 8 * 4)
 
-/* EC_GTAB_BUILD_SCRATCH: struct ec_pt of scratch the table builder needs. */
-#define EC_GTAB_BUILD_SCRATCH EC_GT_ENTRIES
+/* EC_GTAB_BUILD_SCRATCH: struct ec_pt of scratch the table builder needs
+ * (it takes a window's entries 16 at a time). */
+#define EC_GTAB_BUILD_SCRATCH 16
 
 /*
  * ec_base_args: (x, y) = d G per lane (key generation, the public point of a

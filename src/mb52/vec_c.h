@@ -327,6 +327,31 @@ static inline vec v_lanes_down(vec a, vec f, unsigned h)
     VEC_MAP(i + (int)h < VW ? a.v[i + (int)h] : f.v[i], vec_tjoin(a.t, f.t));
 }
 
+/* v_perm2_rows: lane i gets word (idx_i mod 16) of the 16 words a[0..7],
+ * b[0..7] (two 8-word rows in memory), one operation (a vpermi2q): every
+ * word is read and masked, the index reaches no address and no branch.
+ * v_perm2m: the same in the lanes of m, the index taken from src; the
+ * other lanes keep src (a masked vpermi2q). */
+static inline uint64_t vec_sel16(const uint64_t *a, const uint64_t *b, uint64_t ix)
+{
+    uint64_t r = 0;
+    for (uint64_t t = 0; t < 16; t++) {
+        r |= (t < 8 ? a[t] : b[t - 8]) & mbc_ct_eq_mask(ix & 15, t);
+    }
+    return r;
+}
+static inline vec v_perm2_rows(const uint64_t *a, const uint64_t *b, vec idx)
+{
+    VEC_MAP(vec_sel16(a, b, idx.v[i]),
+            vec_tjoin(idx.t, vec_tjoin(mbc_vec_count_load(a), mbc_vec_count_load(b))));
+}
+static inline vec v_perm2m(vec src, vmask m, const uint64_t *a, const uint64_t *b)
+{
+    VEC_MAP(
+        (vec_sel16(a, b, src.v[i]) & m.v[i]) | (src.v[i] & ~m.v[i]),
+        vec_tjoin(vec_tjoin(src.t, m.t), vec_tjoin(mbc_vec_count_load(a), mbc_vec_count_load(b))));
+}
+
 #undef M52
 #undef VW
 #undef VEC_COUNT

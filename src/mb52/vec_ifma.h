@@ -217,6 +217,33 @@ static inline vec v_lanes_down(vec a, vec f, unsigned h)
 }
 #undef VI_IOTA
 
+/*
+ * v_perm2_rows: lane i gets word (idx_i mod 16) of the 16 words a[0..7],
+ * b[0..7] (two 8-word rows of a table in memory): every word is loaded and
+ * the index only picks within registers, no address depends on it (one
+ * vpermi2q on zmm; on ymm two, one per row, and a blend by bit 3).
+ * v_perm2m: the same in the lanes of m, with the index taken from src; the
+ * other lanes keep src (a masked vpermi2q, zmm only).
+ */
+#if VL == 8
+static inline vec v_perm2_rows(const uint64_t *a, const uint64_t *b, vec idx)
+{
+    return v_msan(_mm512_permutex2var_epi64(v_load(a), idx, v_load(b)), idx, idx, idx);
+}
+static inline vec v_perm2m(vec src, vmask m, const uint64_t *a, const uint64_t *b)
+{
+    return v_msan(_mm512_mask2_permutex2var_epi64(v_load(a), src, m, v_load(b)), src, src, src);
+}
+#else
+static inline vec v_perm2_rows(const uint64_t *a, const uint64_t *b, vec idx)
+{
+    const vec lo = _mm256_permutex2var_epi64(v_load(a), idx, v_load(a + 4));
+    const vec hi = _mm256_permutex2var_epi64(v_load(b), idx, v_load(b + 4));
+    const vmask m = _mm256_test_epi64_mask(idx, _mm256_set1_epi64x(8));
+    return v_msan(_mm256_mask_blend_epi64(m, lo, hi), idx, idx, idx);
+}
+#endif
+
 #undef VL
 
 #endif /* MBC_SRC_MB52_VEC_IFMA_H */
