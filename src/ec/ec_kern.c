@@ -93,11 +93,11 @@ static inline unsigned ec_k(const struct ec_curve *c)
     static void mul_##K(mb52_row *r, const mb52_row *a, const mb52_row *b,                         \
                         const struct ec_mod *md)                                                   \
     {                                                                                              \
-        mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), K, 0);                                     \
+        mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), K, MB52_GENERIC);                          \
     }                                                                                              \
     static void sqr_##K(mb52_row *r, const mb52_row *a, const struct ec_mod *md)                   \
     {                                                                                              \
-        mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), K, 0);                                        \
+        mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), K, MB52_GENERIC);                             \
     }                                                                                              \
     static void addm_##K(mb52_row *r, const mb52_row *a, const mb52_row *b)                        \
     {                                                                                              \
@@ -142,12 +142,12 @@ FE_LEAVES(8)
 #endif
 FP1_INLINE void mul1_5(mb52_row *r, const mb52_row *a, const mb52_row *b, const struct ec_mod *md)
 {
-    mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, 1);
+    mb52_amm_q_k(r, a, b, md->m, v_load(md->m0inv), 5, MB52_P256);
 }
 
 FP1_INLINE void sqr1_5(mb52_row *r, const mb52_row *a, const struct ec_mod *md)
 {
-    mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), 5, 1);
+    mb52_ams_q_k(r, a, md->m, v_load(md->m0inv), 5, MB52_P256);
 }
 
 /* The P-384 p instances: 8 multiply-adds per reduction step instead of 16

@@ -68,6 +68,10 @@ MB52_INLINE void mb52_normalise_signed(mb52_row *r, vec *acc, unsigned k)
     }
 }
 
+/* The moduli with a reduction of their own (the last argument of
+ * mb52_amm_q_k / mb52_ams_q_k, a compile-time constant). */
+enum { MB52_GENERIC = 0, MB52_P256 = 1, MB52_P384 = 2 };
+
 /*
  * mb52_quot: the Montgomery quotient digit of a column c, c m0inv mod 2^52.
  * p256 (a compile-time constant) says that m is P-256's p, whose m0inv is 1
@@ -126,7 +130,6 @@ MB52_INLINE void mb52_p256_hi(vec *col, vec y)
  * quotients and, normalised, the same digits. 8 multiply-adds per step
  * (quotient and m_0's high half included) instead of 16.
  */
-#define MB52_P384 2
 MB52_INLINE void mb52_p384_step(vec *col, const mb52_row *m, vec y)
 {
     MB52_UNROLL
@@ -141,9 +144,9 @@ MB52_INLINE void mb52_p384_step(vec *col, const mb52_row *m, vec y)
 
 /*
  * mb52_amm_q_k: almost-Montgomery multiplication r = a * b / R mod m.
- * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52; p256:
- *       m is P-256's p (k = 5; see mb52_quot and mb52_p256_lo), or if
- *       p256 is MB52_P384, m is P-384's p (k = 8; mb52_p384_step). More
+ * Pre:  a, b normalised, a, b < 2m, 4m < R, m0inv = -m^-1 mod 2^52; special:
+ *       MB52_GENERIC, or MB52_P256: m is P-256's p (k = 5; see mb52_quot
+ *       and mb52_p256_lo), or MB52_P384: m is P-384's p (k = 8; mb52_p384_step). More
  *       generally r < a b / R + m, so a, b < 4m give r < 2m too when
  *       16m <= R.
  * Post: r normalised, r < 2m, r == a b R^-1 (mod m). r may alias a or b.
@@ -158,7 +161,7 @@ MB52_INLINE void mb52_p384_step(vec *col, const mb52_row *m, vec y)
  * row algorithm, so the same quotients and digits.
  */
 MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
-                              vec m0inv, unsigned k, int p256)
+                              vec m0inv, unsigned k, int special)
 {
     vec acc[MB52_MAX_DIGITS + 2];
     const vec zero = v_zero();
@@ -177,12 +180,12 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         for (unsigned j = 0; j < k; j++) {
             acc[j + 1] = v_madd52hi(acc[j + 1], v_load(a[j]), bi);
         }
-        const vec y = mb52_quot(acc[0], m0inv, p256 == 1);
+        const vec y = mb52_quot(acc[0], m0inv, special == MB52_P256);
         vec carry;
-        if (p256 == MB52_P384) {
+        if (special == MB52_P384) {
             carry = v_madd52hi(v_sra52(v_add(acc[0], v_set1(MB52_MASK))), v_load(m[0]), y);
             mb52_p384_step(acc, m, y);
-        } else if (p256) {
+        } else if (special == MB52_P256) {
             mb52_p256_lo(acc, y);
             mb52_p256_hi(acc + 1, y);
             carry = v_add(v_srl52(acc[0]), y);
@@ -200,7 +203,7 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         }
         acc[0] = v_add(acc[0], carry);
     }
-    if (p256 == MB52_P384) {
+    if (special == MB52_P384) {
         mb52_normalise_signed(r, acc, k);
     } else {
         mb52_normalise(r, acc, k);
@@ -211,7 +214,7 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
 MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b, const mb52_row *m,
                             vec m0inv, unsigned k)
 {
-    mb52_amm_q_k(r, a, b, m, m0inv, k, 0);
+    mb52_amm_q_k(r, a, b, m, m0inv, k, MB52_GENERIC);
 }
 
 /*
@@ -221,7 +224,7 @@ MB52_INLINE void mb52_amm_k(mb52_row *r, const mb52_row *a, const mb52_row *b, c
  * Pre/post as mb52_amm_q_k. Column sums stay below 2 (2k + 2) 2^52 < 2^61.
  */
 MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
-                              unsigned k, int p256)
+                              unsigned k, int special)
 {
     vec t[2 * MB52_MAX_DIGITS];
     mb52_row hi[MB52_MAX_DIGITS];
@@ -256,13 +259,13 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
     }
     /* Montgomery reduction of the 2k columns, one quotient digit per step */
     for (unsigned i = 0; i < k; i++) {
-        const vec y = mb52_quot(t[0], m0inv, p256 == 1);
+        const vec y = mb52_quot(t[0], m0inv, special == MB52_P256);
         t[k] = v_load(hi[i]);
-        if (p256 == MB52_P384) {
+        if (special == MB52_P384) {
             const vec cy = v_madd52hi(v_sra52(v_add(t[0], v_set1(MB52_MASK))), v_load(m[0]), y);
             mb52_p384_step(t, m, y);
             t[1] = v_add(t[1], cy);
-        } else if (p256) {
+        } else if (special == MB52_P256) {
             t[1] = v_add(t[1], v_add(v_srl52(t[0]), y));
             mb52_p256_lo(t, y);
             mb52_p256_hi(t + 1, y);
@@ -284,7 +287,7 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
             t[j] = t[j + 1];
         }
     }
-    if (p256 == MB52_P384) {
+    if (special == MB52_P384) {
         mb52_normalise_signed(r, t, k);
     } else {
         mb52_normalise(r, t, k);
@@ -295,7 +298,7 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
 MB52_INLINE void mb52_ams_k(mb52_row *r, const mb52_row *a, const mb52_row *m, vec m0inv,
                             unsigned k)
 {
-    mb52_ams_q_k(r, a, m, m0inv, k, 0);
+    mb52_ams_q_k(r, a, m, m0inv, k, MB52_GENERIC);
 }
 
 /*
