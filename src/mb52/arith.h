@@ -38,34 +38,28 @@
 #define MB52_UNROLL
 #endif
 
-/* mb52_normalise: propagates carries through acc[0..k) (digits < 2^63) and
- * stores k normalised rows in r. Any carry out of the top digit is dropped:
- * callers guarantee the value fits. */
-MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
+/* mb52_normalise_s: propagates carries through acc[0..k) and stores k
+ * normalised rows in r. Any carry out of the top digit is dropped: callers
+ * guarantee the value fits. Unsigned digits (< 2^63), or with sign set (a
+ * compile-time constant) signed digits (|acc[j]| < 2^62) of a non-negative
+ * value: the carries are then arithmetic shifts, and the digits are the
+ * same where both apply. */
+MB52_INLINE void mb52_normalise_s(mb52_row *r, vec *acc, unsigned k, int sign)
 {
     const vec mask = v_set1(MB52_MASK);
     vec carry = v_zero();
     MB52_UNROLL
     for (unsigned j = 0; j < k; j++) {
         vec t = v_add(acc[j], carry);
-        carry = v_srl52(t);
+        carry = sign ? v_sra52(t) : v_srl52(t);
         v_store(r[j], v_and(t, mask));
     }
 }
 
-/* mb52_normalise_signed: mb52_normalise for signed digits (|acc[j]| <
- * 2^62) whose value is non-negative and fits k digits: the carries are
- * arithmetic shifts. The same digits as mb52_normalise where both apply. */
-MB52_INLINE void mb52_normalise_signed(mb52_row *r, vec *acc, unsigned k)
+/* mb52_normalise: mb52_normalise_s for unsigned digits. */
+MB52_INLINE void mb52_normalise(mb52_row *r, vec *acc, unsigned k)
 {
-    const vec mask = v_set1(MB52_MASK);
-    vec carry = v_zero();
-    MB52_UNROLL
-    for (unsigned j = 0; j < k; j++) {
-        vec t = v_add(acc[j], carry);
-        carry = v_sra52(t);
-        v_store(r[j], v_and(t, mask));
-    }
+    mb52_normalise_s(r, acc, k, 0);
 }
 
 /* The moduli with a reduction of their own (the last argument of
@@ -203,11 +197,7 @@ MB52_INLINE void mb52_amm_q_k(mb52_row *r, const mb52_row *a, const mb52_row *b,
         }
         acc[0] = v_add(acc[0], carry);
     }
-    if (special == MB52_P384) {
-        mb52_normalise_signed(r, acc, k);
-    } else {
-        mb52_normalise(r, acc, k);
-    }
+    mb52_normalise_s(r, acc, k, special == MB52_P384);
 }
 
 /* mb52_amm_k: mb52_amm_q_k for any m0inv. */
@@ -287,11 +277,7 @@ MB52_INLINE void mb52_ams_q_k(mb52_row *r, const mb52_row *a, const mb52_row *m,
             t[j] = t[j + 1];
         }
     }
-    if (special == MB52_P384) {
-        mb52_normalise_signed(r, t, k);
-    } else {
-        mb52_normalise(r, t, k);
-    }
+    mb52_normalise_s(r, t, k, special == MB52_P384);
 }
 
 /* mb52_ams_k: mb52_ams_q_k for any m0inv. */
