@@ -988,6 +988,25 @@ static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsi
     }
 }
 
+/* g_masks: bits 4 and 5 of each lane's index (which pair of rows holds its
+ * entry), for g_merge; b5 only where a digit has 8 rows. */
+static void g_masks(vec idx, unsigned nb, vmask *b4, vmask *b5)
+{
+    *b4 = v_nonzero(v_and(idx, v_set1(16)));
+    *b5 = nb == 8 ? v_nonzero(v_and(idx, v_set1(32))) : *b4;
+}
+
+/* g_merge: each lane's entry from the nb / 2 permutes v[q] of the pairs of
+ * rows of a digit (q: bits 4 and 5 of its index, masks of g_masks). */
+static vec g_merge(const vec *v, unsigned nb, vmask b4, vmask b5)
+{
+    if (nb < 4) {
+        return v[0];
+    }
+    const vec lo = v_blend(b4, v[0], v[1]);
+    return nb == 8 ? v_blend(b5, lo, v_blend(b4, v[2], v[3])) : lo;
+}
+
 /*
  * g_lookup: (x, y) = entry idx mod 8 nb of the fixed-base window at tab
  * (ec_kern.h: 2k digit rows of nb = gblocks rows of 8 entries), per lane:
@@ -999,19 +1018,15 @@ static void pt_lookup(unsigned k, struct ec_pt *r, const struct ec_pt *tab, unsi
 static void g_lookup(unsigned k, unsigned nb, mb52_row *x, mb52_row *y, const mb52_row *tab,
                      vec idx)
 {
-    const vmask b4 = v_nonzero(v_and(idx, v_set1(16)));
-    const vmask b5 = nb == 8 ? v_nonzero(v_and(idx, v_set1(32))) : b4;
+    vmask b4, b5;
+    g_masks(idx, nb, &b4, &b5);
     for (unsigned r = 0; r < 2 * k; r++) {
         const mb52_row *t = tab + (size_t)r * nb;
-        vec v = v_perm2_rows(t[0], t[1], idx);
-        if (nb >= 4) {
-            v = v_blend(b4, v, v_perm2_rows(t[2], t[3], idx));
+        vec v[EC_GT_MAX_BLOCKS / 2];
+        for (unsigned q = 0; q < nb / 2; q++) {
+            v[q] = v_perm2_rows(t[2 * q], t[2 * q + 1], idx);
         }
-        if (nb == 8) {
-            const vec u = v_blend(b4, v_perm2_rows(t[4], t[5], idx), v_perm2_rows(t[6], t[7], idx));
-            v = v_blend(b5, v, u);
-        }
-        v_store(r < k ? x[r] : y[r - k], v);
+        v_store(r < k ? x[r] : y[r - k], g_merge(v, nb, b4, b5));
     }
 }
 
@@ -1109,8 +1124,8 @@ static uint64_t lane0_bits(const mb52_row *e, unsigned k, unsigned pos, unsigned
 static void g_lookup_spread(unsigned k, unsigned nb, mb52_row *x, mb52_row *y,
                             const mb52_row *const tl[8], vec idx)
 {
-    const vmask b4 = v_nonzero(v_and(idx, v_set1(16)));
-    const vmask b5 = nb == 8 ? v_nonzero(v_and(idx, v_set1(32))) : b4;
+    vmask b4, b5;
+    g_masks(idx, nb, &b4, &b5);
     for (unsigned r = 0; r < 2 * k; r++) {
         vec v[EC_GT_MAX_BLOCKS / 2] = {idx, idx, idx, idx};
         for (unsigned q = 0; q < nb / 2; q++) {
@@ -1119,13 +1134,7 @@ static void g_lookup_spread(unsigned k, unsigned nb, mb52_row *x, mb52_row *y,
                 v[q] = v_perm2m(v[q], vm_from_bits(1u << l), t[0], t[1]);
             }
         }
-        if (nb >= 4) {
-            v[0] = v_blend(b4, v[0], v[1]);
-        }
-        if (nb == 8) {
-            v[0] = v_blend(b5, v[0], v_blend(b4, v[2], v[3]));
-        }
-        v_store(r < k ? x[r] : y[r - k], v[0]);
+        v_store(r < k ? x[r] : y[r - k], g_merge(v, nb, b4, b5));
     }
 }
 
