@@ -291,6 +291,11 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
                                       "cmovcq %%r14, %%rax\n\t"                                    \
                                       "cmovcq %%r15, %%rdx\n\t" STORE
 
+/* what fe_p256_mul and fe_p256_sqr clobber (a and the result pointer are
+ * operands: a is scratch after the product, r read from memory at the end) */
+#define FE64_P256_CLOBBERS                                                                         \
+    "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", "memory"
+
 #define FE64_STORE4(R)                                                                             \
     "movq %%r8, 0(" R ")\n\t"                                                                      \
     "movq %%r9, 8(" R ")\n\t"                                                                      \
@@ -306,8 +311,7 @@ static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
                          "%[a]", "%[s32]", "movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
                      : [a] "+r"(a), [s32] "=&r"(s32)
                      : [rp] "m"(r)
-                     : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                       "r15", "cc", "memory");
+                     : FE64_P256_CLOBBERS);
 }
 
 /* one row i >= 1 of the 8-limb product: T0..T4 (limbs i..i + 4) += a b_i,
@@ -355,8 +359,7 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
                          "%[a]", "%[b]", "movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
                      : [a] "+r"(a), [b] "+r"(b)
                      : [rp] "m"(r)
-                     : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                       "r15", "cc", "memory");
+                     : FE64_P256_CLOBBERS);
 }
 
 #else
