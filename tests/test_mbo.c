@@ -277,7 +277,8 @@ static void test_hand_off(void **state)
     assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_EC_KEYGEN_P256, 256),
                      ec != MBC_TIER_PORTABLE);
     assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 256), ec != MBC_TIER_PORTABLE);
-    assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDH, 256), ec != MBC_TIER_PORTABLE);
+    assert_false(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDH, 256));
+    assert_int_equal(mbc_impl_lone(MBC_ALG_EC, MBC_OP_ECDH, 384), ec != MBC_TIER_PORTABLE);
     assert_int_equal(mbc_impl_lone(MBC_ALG_RSA, MBC_OP_RSA_PUBLIC, 4096), rsa != MBC_TIER_PORTABLE);
     assert_int_equal(mbc_impl_lone(MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, 2048),
                      rsa != MBC_TIER_PORTABLE);

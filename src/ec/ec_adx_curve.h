@@ -26,7 +26,7 @@
  *    0..16 P, 5 doublings, a scan of the 17 entries and one addition per
  *    window (the last one complete);
  *  - verification (public data): the comb indexed directly, and the
- *    variable-base ladder.
+ *    width-5 NAF of u2 over 8 odd multiples of Q (mul_var_vt).
  * Inversions: the constant-time divsteps of ec_adx_inv.h.
  */
 
@@ -106,6 +106,49 @@ static void FN(n_inv)(uint64_t *r, const uint64_t *a)
     sg_inv(t, a, CV->n_s62, CV->n_minv62, N, CV->sg_limbs, CV->sg_batches);
     FN(n_mul)(r, t, CV->n_r3);
     mbc_memzero(t, sizeof(t));
+}
+
+/* n_inv_vt: r = a^-1 mod n, plain in and out (0 < a < n, public:
+ * verification's s), by the binary extended Euclid algorithm: u = x1 a,
+ * v = x2 a mod n throughout, halving the even one of u, v (and its x mod
+ * n) and taking the smaller from the larger until one is 1. Variable time:
+ * about half the cost of the constant-time divsteps here. 0 gives 0. */
+static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
+{
+    static const uint64_t one[N] = {1};
+    FN(fe) u, v, x1, x2, t;
+    if (fe64_is_zero(a, N)) {
+        memset(r, 0, sizeof(FN(fe)));
+        return;
+    }
+    memcpy(u, a, sizeof(u));
+    memcpy(v, CV->n, sizeof(v));
+    memcpy(x1, one, sizeof(x1));
+    memset(x2, 0, sizeof(x2));
+    while (!fe64_eq(u, one, N) && !fe64_eq(v, one, N)) {
+        while ((u[0] & 1) == 0) {
+            for (unsigned j = 0; j + 1 < N; j++) {
+                u[j] = u[j] >> 1 | u[j + 1] << 63;
+            }
+            u[N - 1] >>= 1;
+            fe64_half(x1, x1, CV->n, N);
+        }
+        while ((v[0] & 1) == 0) {
+            for (unsigned j = 0; j + 1 < N; j++) {
+                v[j] = v[j] >> 1 | v[j + 1] << 63;
+            }
+            v[N - 1] >>= 1;
+            fe64_half(x2, x2, CV->n, N);
+        }
+        if (!fe64_sub_borrow(t, u, v, N)) {
+            memcpy(u, t, sizeof(u));
+            fe64_sub(x1, x1, x2, CV->n, N);
+        } else {
+            (void)fe64_sub_borrow(v, v, u, N);
+            fe64_sub(x2, x2, x1, CV->n, N);
+        }
+    }
+    memcpy(r, fe64_eq(u, one, N) ? x1 : x2, sizeof(FN(fe)));
 }
 
 /* reduce_n: r = a mod n for a < 2n (x(R) < p, or z < 2^bits). */
@@ -427,17 +470,15 @@ static void FN(mul_base)(struct FN(pt) * r, const uint64_t *e, int vartime)
 
 #define EC64_VT_ENTRIES 17 /* 0..16 P */
 
-/* mul_var: r = e P (e plain, < n; P = (px, py) affine, Montgomery form, on
- * the curve; r projective): signed 5-bit windows over 0..16 P in Jacobian
- * coordinates. vartime (verification, public e): the entry is read
- * directly and the additions of zero digits skipped; else every entry of
- * every window is read. Before window i > 0 the sum is 32 a P with
- * 0 <= 32 a < e / 2^(5 i - 5) + 16 < n - 16 and the entry d P, |d| <= 16:
- * equal only when both are the identity, which the masks of jadd handle.
- * The last window can meet the doubling case (e = n - 2 |d|), so its
- * addition is the complete pt_add. */
+/* mul_var: r = e P (e plain, < n, secret; P = (px, py) affine, Montgomery
+ * form, on the curve; r projective): signed 5-bit windows over 0..16 P in
+ * Jacobian coordinates, every entry of every window read. Before window
+ * i > 0 the sum is 32 a P with 0 <= 32 a < e / 2^(5 i - 5) + 16 < n - 16
+ * and the entry d P, |d| <= 16: equal only when both are the identity,
+ * which the masks of jadd handle. The last window can meet the doubling
+ * case (e = n - 2 |d|), so its addition is the complete pt_add. */
 static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px,
-                        const uint64_t *py, int vartime)
+                        const uint64_t *py)
 {
     struct FN(pt) tab[EC64_VT_ENTRIES], t;
     FN(pt_identity)(&tab[0]);
@@ -455,11 +496,7 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
     for (unsigned i = nwin; i-- > 0;) {
         uint64_t neg;
         const uint64_t absd = ec64_booth(FN(win)(e, i, EC_WIN), EC_WIN, &neg);
-        if (vartime) {
-            t = tab[absd];
-        } else {
-            ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
-        }
+        ec64_scan((uint64_t *)&t, (const uint64_t *)tab, EC64_VT_ENTRIES, 3 * N, absd);
         FN(cneg)(t.y, neg);
         if (i == nwin - 1) {
             *r = t;
@@ -470,9 +507,6 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
             FN(to_proj)(r, r);
             FN(to_proj)(&t, &t);
         }
-        if (vartime && absd == 0) { /* a public digit */
-            continue;
-        }
         if (i == 0) {
             FN(pt_add)(r, r, &t);
         } else {
@@ -481,6 +515,119 @@ static void FN(mul_var)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px
     }
     mbc_memzero(tab, sizeof(tab));
     mbc_memzero(&t, sizeof(t));
+}
+
+/* wnaf: the width-5 NAF of e (N limbs, public): d[i] odd in -15..15 or 0,
+ * each nonzero digit followed by at least 4 zeros, sum d[i] 2^i = e; the
+ * digit count returned (at most 64 N + 1). Variable time. */
+static unsigned FN(wnaf)(int8_t *d, const uint64_t *e)
+{
+    uint64_t k[N + 1];
+    memcpy(k, e, sizeof(uint64_t) * N);
+    k[N] = 0;
+    unsigned len = 0;
+    for (;;) {
+        uint64_t any = 0;
+        for (unsigned j = 0; j <= N; j++) {
+            any |= k[j];
+        }
+        if (any == 0) {
+            return len;
+        }
+        int v = 0;
+        if (k[0] & 1) {
+            v = (int)(k[0] & 31);
+            v -= v > 15 ? 32 : 0;
+            /* k -= v: k's low 5 bits become 0, so only a carry or borrow
+             * past limb 0 needs the other limbs */
+            const uint64_t k0 = k[0];
+            k[0] = k0 - (uint64_t)(int64_t)v;
+            unsigned char c = v < 0 ? k[0] < k0 : k[0] > k0;
+            for (unsigned j = 1; c && j <= N; j++) {
+                k[j] += v < 0 ? 1 : (uint64_t)-1;
+                c = v < 0 ? k[j] == 0 : k[j] == (uint64_t)-1;
+            }
+        }
+        d[len++] = (int8_t)v;
+        for (unsigned j = 0; j < N; j++) {
+            k[j] = k[j] >> 1 | k[j + 1] << 63;
+        }
+        k[N] >>= 1;
+    }
+}
+
+/* jadd_vt: r = p + q (Jacobian) for public points, any case: the identity
+ * and the doubling case are branched on. r may alias p or q. */
+static void FN(jadd_vt)(struct FN(pt) * r, const struct FN(pt) * p, const struct FN(pt) * q)
+{
+    if (fe64_is_zero(p->z, N)) {
+        *r = *q;
+        return;
+    }
+    if (fe64_is_zero(q->z, N)) {
+        *r = *p;
+        return;
+    }
+    FN(fe) z1z1, z2z2, u1, u2, s1, s2, zz;
+    FN(p_sqr)(z1z1, p->z);
+    FN(p_sqr)(z2z2, q->z);
+    FN(p_mul)(u1, p->x, z2z2);
+    FN(p_mul)(u2, q->x, z1z1);
+    FN(p_mul)(s1, q->z, z2z2);
+    FN(p_mul)(s1, p->y, s1);
+    FN(p_mul)(s2, p->z, z1z1);
+    FN(p_mul)(s2, q->y, s2);
+    if (fe64_eq(u1, u2, N)) {
+        if (fe64_eq(s1, s2, N)) {
+            FN(jdbl_n)(r, p, 1);
+        } else {
+            FN(pt_identity)(r); /* Z = 0 */
+        }
+        return;
+    }
+    FN(p_mul)(zz, p->z, q->z);
+    FN(jadd_tail)(r, u1, u2, s1, s2, zz);
+}
+
+/* mul_var_vt: r = e P (e plain, < n, public: verification; P affine,
+ * Montgomery form, on the curve; r projective): the width-5 NAF of e over
+ * the odd multiples P, 3 P, ..., 15 P (Jacobian), about one addition per
+ * 6 bits against one per 5 of mul_var's windows, and a table of 8 points
+ * built with one doubling instead of 17 with 8. */
+static void FN(mul_var_vt)(struct FN(pt) * r, const uint64_t *e, const uint64_t *px,
+                           const uint64_t *py)
+{
+    struct FN(pt) tab[8], p2, t;
+    int8_t d[64 * N + 1];
+    const unsigned len = FN(wnaf)(d, e);
+    memcpy(tab[0].x, px, sizeof(tab[0].x));
+    memcpy(tab[0].y, py, sizeof(tab[0].y));
+    memcpy(tab[0].z, CV->p_one, sizeof(tab[0].z));
+    FN(jdbl_n)(&p2, &tab[0], 1);
+    for (unsigned j = 1; j < 8; j++) {
+        FN(jadd_vt)(&tab[j], &tab[j - 1], &p2);
+    }
+    FN(pt_identity)(r);
+    unsigned dbl = 0;
+    for (unsigned i = len; i-- > 0;) {
+        if (d[i] == 0) {
+            dbl++;
+            continue;
+        }
+        t = tab[(d[i] < 0 ? -d[i] : d[i]) / 2];
+        FN(cneg)(t.y, d[i] < 0 ? ~0ull : 0);
+        if (fe64_is_zero(r->z, N)) {
+            *r = t; /* the top digit: no doublings before it */
+        } else {
+            FN(jdbl_n)(r, r, dbl + 1); /* the zeros and this digit */
+            FN(jadd_vt)(r, r, &t);
+        }
+        dbl = 0;
+    }
+    if (dbl && !fe64_is_zero(r->z, N)) {
+        FN(jdbl_n)(r, r, dbl);
+    }
+    FN(to_proj)(r, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -563,15 +710,15 @@ static void FN(verify)(struct ec_verify_args *a)
     ec64_from52(z, a->z, k52, N);
     ec64_from52(qx, a->qx, k52, N);
     ec64_from52(qy, a->qy, k52, N);
-    FN(n_mul)(t, s, CV->n_rr);
-    FN(n_inv)(w, t);
+    FN(n_inv_vt)(t, s);
+    FN(n_mul)(w, t, CV->n_rr); /* s^-1 R */
     FN(reduce_n)(t, z);
     FN(n_mul)(u1, t, w);
     FN(n_mul)(u2, r, w);
     FN(mul_base)(&r1, u1, 1);
     FN(p_mul)(qx, qx, CV->p_rr);
     FN(p_mul)(qy, qy, CV->p_rr);
-    FN(mul_var)(&r2, u2, qx, qy, 1);
+    FN(mul_var_vt)(&r2, u2, qx, qy);
     FN(pt_add)(&r1, &r1, &r2);
     const uint64_t finite = ~fe64_is_zero(r1.z, N);
     FN(p_mul)(t, r, CV->p_rr);
@@ -600,7 +747,7 @@ static void FN(ecdh)(struct ec_ecdh_args *a)
     const uint64_t peer = FN(on_curve)(px, py);
     fe64_select(px, peer, px, CV->gx, N);
     fe64_select(py, peer, py, CV->gy, N);
-    FN(mul_var)(&q, d, px, py, 0);
+    FN(mul_var)(&q, d, px, py);
     ec64_fault(q.x, a->fault_lanes);
     FN(to_affine)(x, y, &q);
     const uint64_t ok = peer & FN(on_curve)(x, y);

@@ -34,26 +34,33 @@ const struct mbc_ec_impl mbc_ec_impl_c = {
  * The lone requests at OpenSSL's speed or better (mbc_impl_lone), on both
  * rows that run lone requests on the scalar kernels (adx, and ifma, whose
  * lone requests are adx's but P-384 key generation, spread over the 8
- * lanes): every operation of both curves. Through the provider without
- * async jobs against the default provider (bench/sync_ab, least CPU time
- * per operation) on a Xeon family 6 model 167, since the 4M + 4S doubling
- * and the deferred P-256 reduction carries: P-256 sign 1.32x, verify
- * 1.30x, ECDH 1.13x (load 4-6); handed off, 0.99x each. On an EPYC family
- * 26 model 2, before those (the doubling 22% and a variable-base
- * multiplication 18% dearer on the Xeon): sign 1.05x, verify 0.93x, ECDH
- * 0.81x; on a Xeon family 6 model 207, with the kernels before that
- * (openssl speed), 0.73-0.81x, 0.70-0.74x and 0.75-0.85x: unmeasured
- * since. In TLS a handed-off request also pays for its operation context
+ * lanes): every operation of both curves but P-256 ECDH. A lone request's
+ * p50 against OpenSSL 3.0's (mbc_bench --concurrency 1,2, taskset -c 1),
+ * on an EPYC family 25 model 1 (Zen 3, no AVX-512), after the width-5 NAF
+ * of verification: P-256 sign 0.76x, verify 0.93x, keygen 0.64x, but
+ * ECDH 1.09x (rdtsc p50 of 3,000 calls interleaved with OpenSSL's:
+ * 1.08-1.10x): its 260 doublings are multiplies and squares of the same
+ * shape as OpenSSL's own MULX code, and on this core a MULX next to more
+ * than two other integer operations costs about two cycles (a P-256
+ * multiply, 20 MULX and about 60 other operations, measured 41 cycles of
+ * throughput, 55 of latency). On a Xeon family 6 model 167 the same ECDH
+ * was 0.88x; a row cannot claim for one CPU what another measures
+ * slower, so P-256 ECDH is not claimed: outside ASYNC jobs it goes to
+ * OpenSSL's code (the provider: from a key's second exchange on). Through
+ * the provider without async jobs against the default provider
+ * (bench/sync_ab, least CPU time per operation) on the model 167, since
+ * the 4M + 4S doubling and the deferred P-256 reduction carries: P-256
+ * sign 1.32x, verify 1.30x, ECDH 1.13x (load 4-6); handed off, 0.99x
+ * each. In TLS a handed-off request also pays for its operation context
  * (libssl makes one per handshake), and ephemeral keys for their copies:
  * tls_bench on the model 167 without ssl-mode-async, one connection, gave
  * ECDSA P-256 + X25519 0.87-0.92x the default provider handed off against
- * 0.98-1.02x ours. P-384 on model 207: 13-15x, 2.4-2.7x and 3.2-3.5x
- * (openssl speed). P-256 key generation: 1.07x in mbc_bench on the model
- * 207 (adx); the lone p50 0.93x OpenSSL 3.0's and 0.99x 3.5's on the model
- * 167 (mbc_bench --concurrency 1,2, load 7-11).
+ * 0.98-1.02x ours. P-384 on the Zen 3, lone p50 against OpenSSL 3.0's
+ * (3.5's): sign 0.05x (0.17x), verify 0.32x (0.40x), ECDH 0.26x (0.45x),
+ * keygen 0.05x (0.20x).
  */
 static const struct mbc_op_size ec_lone[] = {
-    {MBC_OP_ECDSA_SIGN, 0},     {MBC_OP_ECDSA_VERIFY, 0},   {MBC_OP_ECDH, 0},
+    {MBC_OP_ECDSA_SIGN, 0},     {MBC_OP_ECDSA_VERIFY, 0},   {MBC_OP_ECDH, 384},
     {MBC_OP_EC_KEYGEN_P384, 0}, {MBC_OP_EC_KEYGEN_P256, 0}, {0, 0},
 };
 #endif

@@ -198,25 +198,24 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
 /* one reduction step: q = t_i, t += q p from limb i on (p = 2^256 - 2^224 +
  * 2^192 + 2^96 - 1, -p^-1 = 1 mod 2^64, so q is the limb itself: t_i + q
  * (2^64 - 1) = q 2^64, limb i + 1 gets q + q (2^32 - 1) = q 2^32, limb
- * i + 2 nothing, i + 3 and i + 4 the product q p_3). The carry out of
- * limb i + 4 is left in rcx (0 or 1) for limb i + 5, the T4 of the next
- * step, which adds it to its high half of q p_3 first (that half is at
- * most 2^64 - 2^32: no carry), instead of running it through the limbs
- * above to the top; after the last step rcx is the top word. */
-#define FE64_SQR_RED(T0, T1, T2, T3, T4)                                                           \
+ * i + 2 nothing, i + 3 and i + 4 the product q p_3). P3 holds p_3 and
+ * S32 the shift count 32 (SHLX / SHRX: no copies of q, no flags). The
+ * carry out of limb i + 4 is left in rcx as 0 or -1 (SBB) for limb i + 5,
+ * the T4 of the next step, which takes it off its high half of q p_3
+ * first (that half is at most 2^64 - 2^32: no carry), instead of running
+ * it through the limbs above to the top; after the last step -rcx is the
+ * top word. */
+#define FE64_SQR_RED(P3, S32, T0, T1, T2, T3, T4)                                                  \
     "movq " T0 ", %%rdx\n\t"                                                                       \
-    "movq " T0 ", %%rsi\n\t"                                                                       \
-    "shlq $32, %%rsi\n\t"                                                                          \
-    "shrq $32, " T0 "\n\t"                                                                         \
-    "movabsq $0xffffffff00000001, %%rax\n\t"                                                       \
-    "mulxq %%rax, %%rax, %%rdx\n\t"                                                                \
-    "addq %%rcx, %%rdx\n\t"                                                                        \
-    "addq %%rsi, " T1 "\n\t"                                                                       \
-    "adcq " T0 ", " T2 "\n\t"                                                                      \
+    "mulxq " P3 ", %%rax, %%rsi\n\t"                                                               \
+    "subq %%rcx, %%rsi\n\t"                                                                        \
+    "shlxq " S32 ", %%rdx, %%rcx\n\t"                                                              \
+    "shrxq " S32 ", %%rdx, %%rdx\n\t"                                                              \
+    "addq %%rcx, " T1 "\n\t"                                                                       \
+    "adcq %%rdx, " T2 "\n\t"                                                                       \
     "adcq %%rax, " T3 "\n\t"                                                                       \
-    "adcq %%rdx, " T4 "\n\t"                                                                       \
-    "movl $0, %%ecx\n\t"                                                                           \
-    "adcq $0, %%rcx\n\t"
+    "adcq %%rsi, " T4 "\n\t"                                                                       \
+    "sbbq %%rcx, %%rcx\n\t"
 
 /* FE64_SQR4_WIDE: r8..r15 = a^2 (8 limbs): the products a_i a_j (i < j)
  * once, doubled, plus the squares; rax, rcx, rdx, rsi scratch */
@@ -265,29 +264,37 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     "adcq %%rax, %%r14\n\t"                                                                        \
     "adcq %%rcx, %%r15\n\t"
 
-/* FE64_P256_REDC_WIDE(STORE): r8..r15 (< p 2^256) / 2^256 mod p: four
- * reduction steps, the top word in rcx, then one subtraction of p kept
- * unless it borrows; STORE writes r8, r9, rax, rdx to the result. */
-#define FE64_P256_REDC_WIDE(STORE)                                                                 \
-    "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED("%%r8", "%%r9", "%%r10", "%%r11", "%%r12")                \
-        FE64_SQR_RED("%%r9", "%%r10", "%%r11", "%%r12", "%%r13")                                   \
-            FE64_SQR_RED("%%r10", "%%r11", "%%r12", "%%r13", "%%r14")                              \
-                FE64_SQR_RED("%%r11", "%%r12", "%%r13", "%%r14",                                   \
+/* FE64_P256_REDC_WIDE(P3, S32, STORE): r8..r15 (< p 2^256) / 2^256 mod p:
+ * four reduction steps (P3, S32: two free registers, set here), the top
+ * word in -rcx, then one subtraction of p kept unless it borrows (rcx - b
+ * borrows exactly when the top word 0 - b does); STORE writes r8, r9,
+ * rax, rdx to the result. */
+#define FE64_P256_REDC_WIDE(P3, S32, STORE)                                                        \
+    "movabsq $0xffffffff00000001, " P3 "\n\t"                                                      \
+    "movq $32, " S32 "\n\t"                                                                        \
+    "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED(P3, S32, "%%r8", "%%r9", "%%r10", "%%r11", "%%r12")       \
+        FE64_SQR_RED(P3, S32, "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")                          \
+            FE64_SQR_RED(P3, S32, "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")                     \
+                FE64_SQR_RED(P3, S32, "%%r11", "%%r12", "%%r13", "%%r14",                          \
                              "%%r15") "movq %%r12, %%r8\n\t"                                       \
                                       "movq %%r13, %%r9\n\t"                                       \
                                       "movq %%r14, %%rax\n\t"                                      \
                                       "movq %%r15, %%rdx\n\t"                                      \
                                       "movl $0xffffffff, %%esi\n\t"                                \
-                                      "movabsq $0xffffffff00000001, %%r10\n\t"                     \
                                       "subq $-1, %%r8\n\t"                                         \
                                       "sbbq %%rsi, %%r9\n\t"                                       \
                                       "sbbq $0, %%rax\n\t"                                         \
-                                      "sbbq %%r10, %%rdx\n\t"                                      \
+                                      "sbbq " P3 ", %%rdx\n\t"                                     \
                                       "sbbq $0, %%rcx\n\t"                                         \
                                       "cmovcq %%r12, %%r8\n\t"                                     \
                                       "cmovcq %%r13, %%r9\n\t"                                     \
                                       "cmovcq %%r14, %%rax\n\t"                                    \
                                       "cmovcq %%r15, %%rdx\n\t" STORE
+
+/* what fe_p256_mul and fe_p256_sqr clobber (a and the result pointer are
+ * operands: a is scratch after the product, r read from memory at the end) */
+#define FE64_P256_CLOBBERS                                                                         \
+    "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", "memory"
 
 #define FE64_STORE4(R)                                                                             \
     "movq %%r8, 0(" R ")\n\t"                                                                      \
@@ -299,11 +306,12 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
  * i < j, once, doubled, plus the squares), then the reduction. */
 static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
 {
-    __asm__ volatile(FE64_SQR4_WIDE FE64_P256_REDC_WIDE(FE64_STORE4("%[r]"))
-                     :
-                     : [r] "r"(r), [a] "r"(a)
-                     : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-                       "r15", "cc", "memory");
+    uint64_t s32;
+    __asm__ volatile(FE64_SQR4_WIDE FE64_P256_REDC_WIDE(
+                         "%[a]", "%[s32]", "movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
+                     : [a] "+r"(a), [s32] "=&r"(s32)
+                     : [rp] "m"(r)
+                     : FE64_P256_CLOBBERS);
 }
 
 /* one row i >= 1 of the 8-limb product: T0..T4 (limbs i..i + 4) += a b_i,
@@ -347,12 +355,11 @@ static inline void fe_p256_sqr(uint64_t *r, const uint64_t *a)
  * every other free register is taken. */
 static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
-    __asm__ volatile(
-        FE64_MUL4_WIDE FE64_P256_REDC_WIDE("movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
-        :
-        : [rp] "m"(r), [a] "r"(a), [b] "r"(b)
-        : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
-          "memory");
+    __asm__ volatile(FE64_MUL4_WIDE FE64_P256_REDC_WIDE(
+                         "%[a]", "%[b]", "movq %[rp], %%r11\n\t" FE64_STORE4("%%r11"))
+                     : [a] "+r"(a), [b] "+r"(b)
+                     : [rp] "m"(r)
+                     : FE64_P256_CLOBBERS);
 }
 
 #else
