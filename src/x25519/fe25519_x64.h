@@ -71,6 +71,10 @@ FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
 }
 
 #if FE64_ASM
+/* FE64_PAIR(v, k): limbs k and k + 1 of v as one memory operand of an
+ * assembly block (%H[name] is limb k + 1): the operands say exactly which
+ * bytes the block reads or writes, so it needs no "memory" clobber. */
+#define FE64_PAIR(v, k) (*(uint64_t(*)[2]) & (v)[k])
 /*
  * FE64_REDUCE: the end of fe64_mul and fe64_sqr, on the 8-limb product
  * t0..t7 (operands of FE64_PRODUCT_OUTS): t_lo + 38 t_hi with the low
@@ -119,36 +123,37 @@ FE64_INLINE void fe64_mul_asm(fe64 r, const fe64 a, const fe64 b)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
 #define FE64_ROW(ai, ti, tj, tk, tl, tm)                                                           \
-    "movq " ai "(%[a]), %%rdx\n\t"                                                                 \
+    "movq " ai ", %%rdx\n\t"                                                                 \
     "xorl %k[x], %k[x]\n\t"                                                                        \
-    "mulxq 0(%[b]), %[x], %[y]\n\t"                                                                \
+    "mulxq %[b01], %[x], %[y]\n\t"                                                                \
     "adcxq %[x], %[" ti "]\n\t"                                                                    \
     "adoxq %[y], %[" tj "]\n\t"                                                                    \
-    "mulxq 8(%[b]), %[x], %[y]\n\t"                                                                \
+    "mulxq %H[b01], %[x], %[y]\n\t"                                                                \
     "adcxq %[x], %[" tj "]\n\t"                                                                    \
     "adoxq %[y], %[" tk "]\n\t"                                                                    \
-    "mulxq 16(%[b]), %[x], %[y]\n\t"                                                               \
+    "mulxq %[b23], %[x], %[y]\n\t"                                                               \
     "adcxq %[x], %[" tk "]\n\t"                                                                    \
     "adoxq %[y], %[" tl "]\n\t"                                                                    \
-    "mulxq 24(%[b]), %[x], %[" tm "]\n\t"                                                          \
+    "mulxq %H[b23], %[x], %[" tm "]\n\t"                                                          \
     "adcxq %[x], %[" tl "]\n\t"                                                                    \
     "movl $0, %k[x]\n\t"                                                                           \
     "adoxq %[x], %[" tm "]\n\t"                                                                    \
     "adcxq %[x], %[" tm "]\n\t"
-    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
-                     "mulxq 0(%[b]), %[t0], %[t1]\n\t"
-                     "mulxq 8(%[b]), %[x], %[t2]\n\t"
+    __asm__("movq %[a01], %%rdx\n\t"
+                     "mulxq %[b01], %[t0], %[t1]\n\t"
+                     "mulxq %H[b01], %[x], %[t2]\n\t"
                      "addq %[x], %[t1]\n\t"
-                     "mulxq 16(%[b]), %[x], %[t3]\n\t"
+                     "mulxq %[b23], %[x], %[t3]\n\t"
                      "adcq %[x], %[t2]\n\t"
-                     "mulxq 24(%[b]), %[x], %[t4]\n\t"
+                     "mulxq %H[b23], %[x], %[t4]\n\t"
                      "adcq %[x], %[t3]\n\t"
-                     "adcq $0, %[t4]\n\t" FE64_ROW("8", "t1", "t2", "t3", "t4", "t5")
-                         FE64_ROW("16", "t2", "t3", "t4", "t5", "t6")
-                             FE64_ROW("24", "t3", "t4", "t5", "t6", "t7") FE64_REDUCE
+                     "adcq $0, %[t4]\n\t" FE64_ROW("%H[a01]", "t1", "t2", "t3", "t4", "t5")
+                         FE64_ROW("%[a23]", "t2", "t3", "t4", "t5", "t6")
+                             FE64_ROW("%H[a23]", "t3", "t4", "t5", "t6", "t7") FE64_REDUCE
 :FE64_PRODUCT_OUTS
-                     : [a] "r"(a), [b] "r"(b)
-                     : "rdx", "cc", "memory");
+                     : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
+                       [b23] "m"(FE64_PAIR(b, 2))
+                     : "rdx", "cc");
 #undef FE64_ROW
     r[0] = t0;
     r[1] = t1;
@@ -187,8 +192,6 @@ FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
  * before any is written).
  */
 #if FE64_ASM
-/* FE64_PAIR(v, k): limbs k and k + 1 of v as one memory operand */
-#define FE64_PAIR(v, k) (*(uint64_t(*)[2]) & (v)[k])
 #define FE64_ROW0(b, s, t0, t1, t2, t3, t4)                                                        \
     "mulxq %[" b "01], %[" t0 "], %[" t1 "]\n\t"                                                   \
     "mulxq %H[" b "01], %[x], %[" t2 "]\n\t"                                                       \
@@ -276,7 +279,6 @@ FE64_INLINE void fe64_mul2_asm(fe64 r, const fe64 a, const fe64 b, fe64 s, const
 #undef FE64_ROW0
 #undef FE64_ROWN
 #undef FE64_RED2
-#undef FE64_PAIR
 #endif
 
 FE64_INLINE void fe64_mul2_c(fe64 r, const fe64 a, const fe64 b, fe64 s, const fe64 c,
@@ -300,51 +302,51 @@ FE64_INLINE void fe64_mul2_c(fe64 r, const fe64 a, const fe64 b, fe64 s, const f
 FE64_INLINE void fe64_sqr_asm(fe64 r, const fe64 a)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
-    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
+    __asm__("movq %[a01], %%rdx\n\t"
                      "xorl %k[t7], %k[t7]\n\t"
-                     "mulxq 8(%[a]), %[t1], %[t2]\n\t" /* a0 a1 */
-                     "mulxq 16(%[a]), %[x], %[t3]\n\t" /* a0 a2 */
+                     "mulxq %H[a01], %[t1], %[t2]\n\t" /* a0 a1 */
+                     "mulxq %[a23], %[x], %[t3]\n\t" /* a0 a2 */
                      "adcxq %[x], %[t2]\n\t"
-                     "mulxq 24(%[a]), %[x], %[t4]\n\t" /* a0 a3 */
+                     "mulxq %H[a23], %[x], %[t4]\n\t" /* a0 a3 */
                      "adcxq %[x], %[t3]\n\t"
-                     "movq 8(%[a]), %%rdx\n\t"
-                     "mulxq 24(%[a]), %[x], %[t5]\n\t" /* a1 a3 */
+                     "movq %H[a01], %%rdx\n\t"
+                     "mulxq %H[a23], %[x], %[t5]\n\t" /* a1 a3 */
                      "adcxq %[x], %[t4]\n\t"
-                     "movq 16(%[a]), %%rdx\n\t"
-                     "mulxq 24(%[a]), %[x], %[t6]\n\t" /* a2 a3 */
+                     "movq %[a23], %%rdx\n\t"
+                     "mulxq %H[a23], %[x], %[t6]\n\t" /* a2 a3 */
                      "adcxq %[x], %[t5]\n\t"
                      "adcxq %[t7], %[t6]\n\t"
-                     "movq 8(%[a]), %%rdx\n\t"
-                     "mulxq 16(%[a]), %[x], %[y]\n\t" /* a1 a2 */
+                     "movq %H[a01], %%rdx\n\t"
+                     "mulxq %[a23], %[x], %[y]\n\t" /* a1 a2 */
                      "adoxq %[x], %[t3]\n\t"
                      "adoxq %[y], %[t4]\n\t"
                      "adoxq %[t7], %[t5]\n\t"
                      "adoxq %[t7], %[t6]\n\t"
                      /* doubled (CF) plus the squares (OF); both flags are clear */
-                     "movq 0(%[a]), %%rdx\n\t"
+                     "movq %[a01], %%rdx\n\t"
                      "mulxq %%rdx, %[t0], %[x]\n\t"
                      "adcxq %[t1], %[t1]\n\t"
                      "adoxq %[x], %[t1]\n\t"
-                     "movq 8(%[a]), %%rdx\n\t"
+                     "movq %H[a01], %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t2], %[t2]\n\t"
                      "adoxq %[x], %[t2]\n\t"
                      "adcxq %[t3], %[t3]\n\t"
                      "adoxq %[y], %[t3]\n\t"
-                     "movq 16(%[a]), %%rdx\n\t"
+                     "movq %[a23], %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t4], %[t4]\n\t"
                      "adoxq %[x], %[t4]\n\t"
                      "adcxq %[t5], %[t5]\n\t"
                      "adoxq %[y], %[t5]\n\t"
-                     "movq 24(%[a]), %%rdx\n\t"
+                     "movq %H[a23], %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t6], %[t6]\n\t"
                      "adoxq %[x], %[t6]\n\t"
                      "adcxq %[t7], %[t7]\n\t"
                      "adoxq %[y], %[t7]\n\t" FE64_REDUCE:FE64_PRODUCT_OUTS
-                     : [a] "r"(a)
-                     : "rdx", "cc", "memory");
+                     : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2))
+                     : "rdx", "cc");
     r[0] = t0;
     r[1] = t1;
     r[2] = t2;
@@ -367,20 +369,20 @@ FE64_INLINE void fe64_sqr_c(fe64 r, const fe64 a)
 FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const fe64 b)
 {
     uint64_t t0, t1, t2, t3, x, y;
-    __asm__ volatile(
+    __asm__(
         "movl %[c], %%edx\n\t"
         "xorl %k[x], %k[x]\n\t"
-        "mulxq 0(%[a]), %[t0], %[x]\n\t"
-        "adoxq 0(%[b]), %[t0]\n\t"
-        "mulxq 8(%[a]), %[t1], %[y]\n\t"
+        "mulxq %[a01], %[t0], %[x]\n\t"
+        "adoxq %[b01], %[t0]\n\t"
+        "mulxq %H[a01], %[t1], %[y]\n\t"
         "adcxq %[x], %[t1]\n\t"
-        "adoxq 8(%[b]), %[t1]\n\t"
-        "mulxq 16(%[a]), %[t2], %[x]\n\t"
+        "adoxq %H[b01], %[t1]\n\t"
+        "mulxq %[a23], %[t2], %[x]\n\t"
         "adcxq %[y], %[t2]\n\t"
-        "adoxq 16(%[b]), %[t2]\n\t"
-        "mulxq 24(%[a]), %[t3], %[y]\n\t"
+        "adoxq %[b23], %[t2]\n\t"
+        "mulxq %H[a23], %[t3], %[y]\n\t"
         "adcxq %[x], %[t3]\n\t"
-        "adoxq 24(%[b]), %[t3]\n\t"
+        "adoxq %H[b23], %[t3]\n\t"
         "movl $0, %k[x]\n\t"
         "adcxq %[x], %[y]\n\t"
         "adoxq %[x], %[y]\n\t"
@@ -393,8 +395,9 @@ FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const 
         "andq $38, %[x]\n\t"
         "addq %[x], %[t0]\n\t"
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x), [y] "=&r"(y)
-        : [a] "r"(a), [b] "r"(b), [c] "r"(c)
-        : "rdx", "cc", "memory");
+        : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
+          [b23] "m"(FE64_PAIR(b, 2)), [c] "r"(c)
+        : "rdx", "cc");
     r[0] = t0;
     r[1] = t1;
     r[2] = t2;
@@ -420,19 +423,20 @@ FE64_INLINE void fe64_mul_small_add_c(fe64 r, const fe64 a, uint32_t c, const fe
  * borrow out of 2^256 as 38 by the same op, twice. */
 #define FE64_ADDSUB(op, opc)                                                                       \
     uint64_t t0, t1, t2, t3, x;                                                                    \
-    __asm__ volatile(                                                                              \
-        "movq 0(%[a]), %[t0]\n\t" op " 0(%[b]), %[t0]\n\t"                                         \
-        "movq 8(%[a]), %[t1]\n\t" opc " 8(%[b]), %[t1]\n\t"                                        \
-        "movq 16(%[a]), %[t2]\n\t" opc " 16(%[b]), %[t2]\n\t"                                      \
-        "movq 24(%[a]), %[t3]\n\t" opc " 24(%[b]), %[t3]\n\t"                                      \
+    __asm__(                                                                              \
+        "movq %[a01], %[t0]\n\t" op " %[b01], %[t0]\n\t"                                         \
+        "movq %H[a01], %[t1]\n\t" opc " %H[b01], %[t1]\n\t"                                        \
+        "movq %[a23], %[t2]\n\t" opc " %[b23], %[t2]\n\t"                                      \
+        "movq %H[a23], %[t3]\n\t" opc " %H[b23], %[t3]\n\t"                                      \
         "sbbq %[x], %[x]\n\t"                                                                      \
         "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t" opc " $0, %[t1]\n\t" opc " $0, %[t2]\n\t" opc   \
         " $0, %[t3]\n\t"                                                                           \
         "sbbq %[x], %[x]\n\t"                                                                      \
         "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t"                                                 \
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x)             \
-        : [a] "r"(a), [b] "r"(b)                                                                   \
-        : "cc", "memory");                                                                         \
+        : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),       \
+          [b23] "m"(FE64_PAIR(b, 2))                                                               \
+        : "cc");                                                                         \
     r[0] = t0;                                                                                     \
     r[1] = t1;                                                                                     \
     r[2] = t2;                                                                                     \
