@@ -278,7 +278,6 @@ FE64_INLINE void fe64_mul2_asm(fe64 r, const fe64 a, const fe64 b, fe64 s, const
 }
 #undef FE64_ROW0
 #undef FE64_ROWN
-#undef FE64_RED2
 #endif
 
 FE64_INLINE void fe64_mul2_c(fe64 r, const fe64 a, const fe64 b, fe64 s, const fe64 c,
@@ -357,6 +356,105 @@ FE64_INLINE void fe64_sqr_asm(fe64 r, const fe64 a)
 FE64_INLINE void fe64_sqr_c(fe64 r, const fe64 a)
 {
     fe64_mul_c(r, a, a);
+}
+
+/*
+ * fe64_sqr2: r = a^2 and s = c^2 mod p, the limbs of two fe64_sqr, in one
+ * block in the manner of fe64_mul2: the cross products of both, then both
+ * doublings with the squares (each limb stored to a stack slot as soon as
+ * it is final), then both reductions. Each square holds at most 6 limbs in
+ * registers; with the two shared temporaries and rdx that is every general
+ * register but rsp, so the operands must be locals (rsp-relative).
+ */
+#if FE64_ASM
+/* FE64_SQR_CROSS(a, t1..t6): t1..t6 = the cross products a_i a_j (i < j) */
+#define FE64_SQR_CROSS(a, t1, t2, t3, t4, t5, t6)                                                  \
+    "movq %[" a "01], %%rdx\n\t"                                                                   \
+    "xorl %k[y], %k[y]\n\t"                                                                        \
+    "mulxq %H[" a "01], %[" t1 "], %[" t2 "]\n\t"                                                  \
+    "mulxq %[" a "23], %[x], %[" t3 "]\n\t"                                                        \
+    "adcxq %[x], %[" t2 "]\n\t"                                                                    \
+    "mulxq %H[" a "23], %[x], %[" t4 "]\n\t"                                                       \
+    "adcxq %[x], %[" t3 "]\n\t"                                                                    \
+    "movq %H[" a "01], %%rdx\n\t"                                                                  \
+    "mulxq %H[" a "23], %[x], %[" t5 "]\n\t"                                                       \
+    "adcxq %[x], %[" t4 "]\n\t"                                                                    \
+    "movq %[" a "23], %%rdx\n\t"                                                                   \
+    "mulxq %H[" a "23], %[x], %[" t6 "]\n\t"                                                       \
+    "adcxq %[x], %[" t5 "]\n\t"                                                                    \
+    "adcxq %[y], %[" t6 "]\n\t"                                                                    \
+    "movq %H[" a "01], %%rdx\n\t"                                                                  \
+    "mulxq %[" a "23], %[x], %[y]\n\t"                                                             \
+    "adoxq %[x], %[" t3 "]\n\t"                                                                    \
+    "adoxq %[y], %[" t4 "]\n\t"                                                                    \
+    "movl $0, %k[x]\n\t"                                                                           \
+    "adoxq %[x], %[" t5 "]\n\t"                                                                    \
+    "adoxq %[x], %[" t6 "]\n\t"
+/* FE64_SQR_DIAG(a, s, t1..t6): the doubled cross products plus the squares:
+ * t0..t3 to the slots s01, s23, t4..t6 in place, t7 into t1 */
+#define FE64_SQR_DIAG(a, s, t1, t2, t3, t4, t5, t6)                                                \
+    "xorl %k[x], %k[x]\n\t"                                                                        \
+    "movq %[" a "01], %%rdx\n\t"                                                                   \
+    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
+    "movq %[x], %[" s "01]\n\t"                                                                    \
+    "adcxq %[" t1 "], %[" t1 "]\n\t"                                                               \
+    "adoxq %[y], %[" t1 "]\n\t"                                                                    \
+    "movq %[" t1 "], %H[" s "01]\n\t"                                                              \
+    "movq %H[" a "01], %%rdx\n\t"                                                                  \
+    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
+    "adcxq %[" t2 "], %[" t2 "]\n\t"                                                               \
+    "adoxq %[x], %[" t2 "]\n\t"                                                                    \
+    "movq %[" t2 "], %[" s "23]\n\t"                                                               \
+    "adcxq %[" t3 "], %[" t3 "]\n\t"                                                               \
+    "adoxq %[y], %[" t3 "]\n\t"                                                                    \
+    "movq %[" t3 "], %H[" s "23]\n\t"                                                              \
+    "movq %[" a "23], %%rdx\n\t"                                                                   \
+    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
+    "adcxq %[" t4 "], %[" t4 "]\n\t"                                                               \
+    "adoxq %[x], %[" t4 "]\n\t"                                                                    \
+    "adcxq %[" t5 "], %[" t5 "]\n\t"                                                               \
+    "adoxq %[y], %[" t5 "]\n\t"                                                                    \
+    "movq %H[" a "23], %%rdx\n\t"                                                                  \
+    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
+    "adcxq %[" t6 "], %[" t6 "]\n\t"                                                               \
+    "adoxq %[x], %[" t6 "]\n\t"                                                                    \
+    "movl $0, %k[" t1 "]\n\t"                                                                      \
+    "adcxq %[" t1 "], %[" t1 "]\n\t"                                                               \
+    "adoxq %[y], %[" t1 "]\n\t"
+FE64_INLINE void fe64_sqr2_asm(fe64 r, const fe64 a, fe64 s, const fe64 c)
+{
+    uint64_t p1, p2, p3, p4, p5, p6, q1, q2, q3, q4, q5, q6, x, y, sp[4], sq[4];
+    __asm__(FE64_SQR_CROSS("a", "p1", "p2", "p3", "p4", "p5", "p6")
+                FE64_SQR_CROSS("c", "q1", "q2", "q3", "q4", "q5", "q6")
+                    FE64_SQR_DIAG("a", "sp", "p1", "p2", "p3", "p4", "p5", "p6")
+                        FE64_SQR_DIAG("c", "sq", "q1", "q2", "q3", "q4", "q5", "q6")
+            "movl $38, %%edx\n\t" FE64_RED2("sp", "p4", "p5", "p6", "p1", "p2")
+                FE64_RED2("sq", "q4", "q5", "q6", "q1", "q2")
+            : [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3), [p4] "=&r"(p4), [p5] "=&r"(p5),
+              [p6] "=&r"(p6), [q1] "=&r"(q1), [q2] "=&r"(q2), [q3] "=&r"(q3), [q4] "=&r"(q4),
+              [q5] "=&r"(q5), [q6] "=&r"(q6), [x] "=&r"(x), [y] "=&r"(y),
+              [sp01] "=m"(FE64_PAIR(sp, 0)), [sp23] "=m"(FE64_PAIR(sp, 2)),
+              [sq01] "=m"(FE64_PAIR(sq, 0)), [sq23] "=m"(FE64_PAIR(sq, 2))
+            : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [c01] "m"(FE64_PAIR(c, 0)),
+              [c23] "m"(FE64_PAIR(c, 2))
+            : "rdx", "cc");
+    r[0] = p4;
+    r[1] = p5;
+    r[2] = p6;
+    r[3] = p1;
+    s[0] = q4;
+    s[1] = q5;
+    s[2] = q6;
+    s[3] = q1;
+}
+#undef FE64_SQR_CROSS
+#undef FE64_SQR_DIAG
+#undef FE64_RED2
+#endif
+
+FE64_INLINE void fe64_sqr2_c(fe64 r, const fe64 a, fe64 s, const fe64 c)
+{
+    fe64_mul2_c(r, a, a, s, c, c);
 }
 
 /*
@@ -504,6 +602,7 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #define fe64_mul fe64_mul_asm
 #define fe64_mul2 fe64_mul2_asm
 #define fe64_sqr fe64_sqr_asm
+#define fe64_sqr2 fe64_sqr2_asm
 #define fe64_mul_small_add fe64_mul_small_add_asm
 #define fe64_add fe64_add_asm
 #define fe64_sub fe64_sub_asm
@@ -511,6 +610,7 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #define fe64_mul fe64_mul_c
 #define fe64_mul2 fe64_mul2_c
 #define fe64_sqr fe64_sqr_c
+#define fe64_sqr2 fe64_sqr2_c
 #define fe64_mul_small_add fe64_mul_small_add_c
 #define fe64_add fe64_add_c
 #define fe64_sub fe64_sub_c
