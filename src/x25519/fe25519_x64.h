@@ -56,8 +56,28 @@ FE64_INLINE void fe64_fold_c(fe64 r, const uint64_t t[4], uint64_t c)
     }
 }
 
+/* fe64_fold19_c: r = t (4 limbs) + c 2^256 for c < 2^58, folded at bit 255
+ * (2^255 = 19 mod p): bit 255 of t and 2 c as 19 (2 c + bit) onto t with bit
+ * 255 cleared, which cannot carry out (r < 2^255 + 19 2^59). The products
+ * end this way: one instruction less than fe64_fold_c and no second carry,
+ * so the low limb is final sooner. */
+FE64_INLINE void fe64_fold19_c(fe64 r, const uint64_t t[4], uint64_t c)
+{
+    const uint64_t top = 2 * c + (t[3] >> 63);
+    unsigned __int128 acc = (unsigned __int128)t[0] + (unsigned __int128)top * 19;
+    uint64_t v[4];
+    v[0] = (uint64_t)acc;
+    for (int i = 1; i < 4; i++) {
+        acc = (unsigned __int128)(i == 3 ? t[3] & (~0ull >> 1) : t[i]) + (uint64_t)(acc >> 64);
+        v[i] = (uint64_t)acc;
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = v[i];
+    }
+}
+
 /* fe64_reduce_c: r = the 8-limb product t folded: t_lo + 38 t_hi (5 limbs,
- * the top one at most 38), then fe64_fold_c of the top limb. */
+ * the top one at most 38), then fe64_fold19_c of the top limb. */
 FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
 {
     uint64_t lo[4];
@@ -67,7 +87,7 @@ FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
         lo[i] = (uint64_t)acc;
         acc >>= 64;
     }
-    fe64_fold_c(r, lo, (uint64_t)acc);
+    fe64_fold19_c(r, lo, (uint64_t)acc);
 }
 
 #if FE64_ASM
@@ -98,14 +118,13 @@ FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
     "movl $0, %k[x]\n\t"                                                                           \
     "adoxq %[x], %[t4]\n\t"                                                                        \
     "adcxq %[x], %[t4]\n\t"                                                                        \
-    "imulq $38, %[t4], %[t4]\n\t"                                                                  \
+    "btrq $63, %[t3]\n\t"                                                                          \
+    "adcq %[t4], %[t4]\n\t"                                                                        \
+    "imulq $19, %[t4], %[t4]\n\t"                                                                  \
     "addq %[t4], %[t0]\n\t"                                                                        \
     "adcq %[x], %[t1]\n\t"                                                                         \
     "adcq %[x], %[t2]\n\t"                                                                         \
-    "adcq %[x], %[t3]\n\t"                                                                         \
-    "sbbq %[x], %[x]\n\t"                                                                          \
-    "andq $38, %[x]\n\t"                                                                           \
-    "addq %[x], %[t0]\n\t"
+    "adcq %[x], %[t3]\n\t"
 #define FE64_PRODUCT_OUTS                                                                          \
     [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),                \
         [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [x] "=&r"(x), [y] "=&r"(y)
@@ -236,14 +255,13 @@ FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
     "adcxq %H[" s "23], %[" t7 "]\n\t"                                                             \
     "adoxq %[" f "], %[x]\n\t"                                                                     \
     "adcxq %[" f "], %[x]\n\t"                                                                     \
-    "imulq $38, %[x], %[x]\n\t"                                                                    \
+    "btrq $63, %[" t7 "]\n\t"                                                                      \
+    "adcq %[x], %[x]\n\t"                                                                          \
+    "imulq $19, %[x], %[x]\n\t"                                                                    \
     "addq %[x], %[" t4 "]\n\t"                                                                     \
     "adcq %[" f "], %[" t5 "]\n\t"                                                                 \
     "adcq %[" f "], %[" t6 "]\n\t"                                                                 \
-    "adcq %[" f "], %[" t7 "]\n\t"                                                                 \
-    "sbbq %[x], %[x]\n\t"                                                                          \
-    "andq $38, %[x]\n\t"                                                                           \
-    "addq %[x], %[" t4 "]\n\t"
+    "adcq %[" f "], %[" t7 "]\n\t"
 FE64_INLINE void fe64_mul2_asm(fe64 r, const fe64 a, const fe64 b, fe64 s, const fe64 c,
                                const fe64 d)
 {
@@ -484,14 +502,13 @@ FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const 
         "movl $0, %k[x]\n\t"
         "adcxq %[x], %[y]\n\t"
         "adoxq %[x], %[y]\n\t"
-        "imulq $38, %[y], %[y]\n\t"
+        "btrq $63, %[t3]\n\t"
+        "adcq %[y], %[y]\n\t"
+        "imulq $19, %[y], %[y]\n\t"
         "addq %[y], %[t0]\n\t"
         "adcq %[x], %[t1]\n\t"
         "adcq %[x], %[t2]\n\t"
         "adcq %[x], %[t3]\n\t"
-        "sbbq %[x], %[x]\n\t"
-        "andq $38, %[x]\n\t"
-        "addq %[x], %[t0]\n\t"
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x), [y] "=&r"(y)
         : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
           [b23] "m"(FE64_PAIR(b, 2)), [c] "r"(c)
@@ -512,7 +529,7 @@ FE64_INLINE void fe64_mul_small_add_c(fe64 r, const fe64 a, uint32_t c, const fe
         t[i] = (uint64_t)acc;
         acc >>= 64;
     }
-    fe64_fold_c(r, t, (uint64_t)acc);
+    fe64_fold19_c(r, t, (uint64_t)acc);
 }
 
 #if FE64_ASM
