@@ -310,4 +310,25 @@ void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], con
         r[i] = z[i];
     }
 }
+
+void mbc_x25519_fe64_test2(enum x25519_fe_op op, int second, uint64_t r[4], const uint64_t a[4],
+                           const uint64_t b[4])
+{
+    /* u: this product's first operand (and result), v: the other one's */
+    fe64 u, v, y, w;
+    for (int i = 0; i < 4; i++) {
+        u[i] = a[i];
+        v[i] = b[i];
+        y[i] = b[i];
+        w[i] = b[i];
+    }
+    if (op == X25519_FE_SQR) {
+        second ? fe64_sqr2(v, v, u, u) : fe64_sqr2(u, u, v, v);
+    } else {
+        second ? fe64_mul2(v, v, w, u, u, y) : fe64_mul2(u, u, y, v, v, w);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = u[i];
+    }
+}
 #endif
