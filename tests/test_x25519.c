@@ -634,7 +634,7 @@ static BIGNUM *limbs_bn(const uint64_t v[4])
 
 #endif
 
-/* field_adx: every scalar field operation, assembly (the two-product forms
+/* field_adx: every scalar field operation, assembly (the two-product form
  * too) and C forms, against each other and BIGNUM on the edges paired and on
  * random operands. */
 static void field_adx(BN_CTX *ctx)
@@ -658,7 +658,7 @@ static void field_adx(BN_CTX *ctx)
             mbc_x25519_fe64_test(op, 0, r, a, b);
             mbc_x25519_fe64_test(op, 1, rc, a, b);
             assert_memory_equal(r, rc, sizeof(r));
-            if (op == X25519_FE_MUL || op == X25519_FE_SQR) { /* the two-product forms */
+            if (op == X25519_FE_MUL) { /* the two-product form */
                 for (int second = 0; second < 2; second++) {
                     uint64_t r2[4];
                     mbc_x25519_fe64_test2(op, second, r2, a, b);

@@ -91,10 +91,6 @@ FE64_INLINE void fe64_reduce_c(fe64 r, const uint64_t t[8])
 }
 
 #if FE64_ASM
-/* FE64_PAIR(v, k): limbs k and k + 1 of v as one memory operand of an
- * assembly block (%H[name] is limb k + 1): the operands say exactly which
- * bytes the block reads or writes, so it needs no "memory" clobber. */
-#define FE64_PAIR(v, k) (*(uint64_t(*)[2]) & (v)[k])
 /*
  * FE64_REDUCE: the end of fe64_mul and fe64_sqr, on the 8-limb product
  * t0..t7 (operands of FE64_PRODUCT_OUTS): t_lo + 38 t_hi with the low
@@ -142,37 +138,36 @@ FE64_INLINE void fe64_mul_asm(fe64 r, const fe64 a, const fe64 b)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
 #define FE64_ROW(ai, ti, tj, tk, tl, tm)                                                           \
-    "movq " ai ", %%rdx\n\t"                                                                 \
+    "movq " ai "(%[a]), %%rdx\n\t"                                                                 \
     "xorl %k[x], %k[x]\n\t"                                                                        \
-    "mulxq %[b01], %[x], %[y]\n\t"                                                                \
+    "mulxq 0(%[b]), %[x], %[y]\n\t"                                                                \
     "adcxq %[x], %[" ti "]\n\t"                                                                    \
     "adoxq %[y], %[" tj "]\n\t"                                                                    \
-    "mulxq %H[b01], %[x], %[y]\n\t"                                                                \
+    "mulxq 8(%[b]), %[x], %[y]\n\t"                                                                \
     "adcxq %[x], %[" tj "]\n\t"                                                                    \
     "adoxq %[y], %[" tk "]\n\t"                                                                    \
-    "mulxq %[b23], %[x], %[y]\n\t"                                                               \
+    "mulxq 16(%[b]), %[x], %[y]\n\t"                                                               \
     "adcxq %[x], %[" tk "]\n\t"                                                                    \
     "adoxq %[y], %[" tl "]\n\t"                                                                    \
-    "mulxq %H[b23], %[x], %[" tm "]\n\t"                                                          \
+    "mulxq 24(%[b]), %[x], %[" tm "]\n\t"                                                          \
     "adcxq %[x], %[" tl "]\n\t"                                                                    \
     "movl $0, %k[x]\n\t"                                                                           \
     "adoxq %[x], %[" tm "]\n\t"                                                                    \
     "adcxq %[x], %[" tm "]\n\t"
-    __asm__("movq %[a01], %%rdx\n\t"
-                     "mulxq %[b01], %[t0], %[t1]\n\t"
-                     "mulxq %H[b01], %[x], %[t2]\n\t"
+    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
+                     "mulxq 0(%[b]), %[t0], %[t1]\n\t"
+                     "mulxq 8(%[b]), %[x], %[t2]\n\t"
                      "addq %[x], %[t1]\n\t"
-                     "mulxq %[b23], %[x], %[t3]\n\t"
+                     "mulxq 16(%[b]), %[x], %[t3]\n\t"
                      "adcq %[x], %[t2]\n\t"
-                     "mulxq %H[b23], %[x], %[t4]\n\t"
+                     "mulxq 24(%[b]), %[x], %[t4]\n\t"
                      "adcq %[x], %[t3]\n\t"
-                     "adcq $0, %[t4]\n\t" FE64_ROW("%H[a01]", "t1", "t2", "t3", "t4", "t5")
-                         FE64_ROW("%[a23]", "t2", "t3", "t4", "t5", "t6")
-                             FE64_ROW("%H[a23]", "t3", "t4", "t5", "t6", "t7") FE64_REDUCE
+                     "adcq $0, %[t4]\n\t" FE64_ROW("8", "t1", "t2", "t3", "t4", "t5")
+                         FE64_ROW("16", "t2", "t3", "t4", "t5", "t6")
+                             FE64_ROW("24", "t3", "t4", "t5", "t6", "t7") FE64_REDUCE
 :FE64_PRODUCT_OUTS
-                     : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
-                       [b23] "m"(FE64_PAIR(b, 2))
-                     : "rdx", "cc");
+                     : [a] "r"(a), [b] "r"(b)
+                     : "rdx", "cc", "memory");
 #undef FE64_ROW
     r[0] = t0;
     r[1] = t1;
@@ -198,19 +193,30 @@ FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
 
 /*
  * fe64_mul2: r = a b and s = c d mod p, the limbs of two fe64_mul, in one
- * block that takes the rows of the two products in turn and then the two
- * reductions: on Zen 3 two fe64_mul in a row took 72 cycles against 46 for
- * one (the second waits in the scheduler behind the first one's carry
- * chains), and the ladder step has four such independent pairs.
+ * block that takes the rows of the two products in turn, then the two
+ * reductions. In the ladder step (two such pairs) a lone derive took about
+ * 6% fewer cycles than with fe64_mul twice (Zen 3, rdtsc: 80.5k -> 75.9k
+ * TSC ticks; two fe64_mul alone in a loop gained nothing, so the gain is
+ * the block's memory operands in place of pointers and a "memory" clobber
+ * as much as the interleaving).
  * Each product keeps only the 5 limbs its current row touches in registers
  * (t_k in register k mod 5): the low limb a row finishes goes to a stack
- * slot and comes back as a memory operand of the reduction. That leaves no
- * register for pointers, so the operands are memory operands (limb pairs,
- * %H is the second limb of a pair): the callers' values must be locals (a
- * stack address), as in the ladder. The outputs may be inputs (all are read
- * before any is written).
+ * slot and comes back as a memory operand of the reduction. With the two
+ * shared temporaries and rdx that is 13 registers, which leaves none for
+ * pointers: the operands are memory operands (limb pairs, %H is the second
+ * limb of a pair), so the callers' values must be locals, as in the ladder.
+ * Unoptimised builds give each memory operand its own address register,
+ * more than there are: there (no __OPTIMIZE__) fe64_mul2 is fe64_mul
+ * twice. The outputs may be inputs (all are read before any is written).
  */
-#if FE64_ASM
+#if FE64_ASM && defined(__OPTIMIZE__)
+#define FE64_MUL2_ASM 1
+#else
+#define FE64_MUL2_ASM 0
+#endif
+#if FE64_MUL2_ASM
+/* FE64_PAIR(v, k): limbs k and k + 1 of v as one memory operand */
+#define FE64_PAIR(v, k) (*(uint64_t(*)[2]) & (v)[k])
 #define FE64_ROW0(b, s, t0, t1, t2, t3, t4)                                                        \
     "mulxq %[" b "01], %[" t0 "], %[" t1 "]\n\t"                                                   \
     "mulxq %H[" b "01], %[x], %[" t2 "]\n\t"                                                       \
@@ -296,19 +302,28 @@ FE64_INLINE void fe64_mul2_asm(fe64 r, const fe64 a, const fe64 b, fe64 s, const
 }
 #undef FE64_ROW0
 #undef FE64_ROWN
+#undef FE64_RED2
+#undef FE64_PAIR
 #endif
 
-FE64_INLINE void fe64_mul2_c(fe64 r, const fe64 a, const fe64 b, fe64 s, const fe64 c,
-                             const fe64 d)
-{
-    fe64 u, v;
-    fe64_mul_c(u, a, b);
-    fe64_mul_c(v, c, d);
-    for (int i = 0; i < 4; i++) {
-        r[i] = u[i];
-        s[i] = v[i];
+/* FE64_MUL2_SEQ(name, mul): fe64_mul2 as two calls of mul, for the C forms
+ * (and unoptimised builds) */
+#define FE64_MUL2_SEQ(name, mul)                                                                   \
+    FE64_INLINE void name(fe64 r, const fe64 a, const fe64 b, fe64 s, const fe64 c, const fe64 d)  \
+    {                                                                                              \
+        fe64 u, v;                                                                                 \
+        mul(u, a, b);                                                                              \
+        mul(v, c, d);                                                                              \
+        for (int i = 0; i < 4; i++) {                                                              \
+            r[i] = u[i];                                                                           \
+            s[i] = v[i];                                                                           \
+        }                                                                                          \
     }
-}
+FE64_MUL2_SEQ(fe64_mul2_c, fe64_mul_c)
+#if FE64_ASM && !FE64_MUL2_ASM
+FE64_MUL2_SEQ(fe64_mul2_asm, fe64_mul_asm)
+#endif
+#undef FE64_MUL2_SEQ
 
 /*
  * fe64_sqr: r = a^2 mod p, the limbs of fe64_mul(a, a): the 6 cross
@@ -319,51 +334,51 @@ FE64_INLINE void fe64_mul2_c(fe64 r, const fe64 a, const fe64 b, fe64 s, const f
 FE64_INLINE void fe64_sqr_asm(fe64 r, const fe64 a)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, x, y;
-    __asm__("movq %[a01], %%rdx\n\t"
+    __asm__ volatile("movq 0(%[a]), %%rdx\n\t"
                      "xorl %k[t7], %k[t7]\n\t"
-                     "mulxq %H[a01], %[t1], %[t2]\n\t" /* a0 a1 */
-                     "mulxq %[a23], %[x], %[t3]\n\t" /* a0 a2 */
+                     "mulxq 8(%[a]), %[t1], %[t2]\n\t" /* a0 a1 */
+                     "mulxq 16(%[a]), %[x], %[t3]\n\t" /* a0 a2 */
                      "adcxq %[x], %[t2]\n\t"
-                     "mulxq %H[a23], %[x], %[t4]\n\t" /* a0 a3 */
+                     "mulxq 24(%[a]), %[x], %[t4]\n\t" /* a0 a3 */
                      "adcxq %[x], %[t3]\n\t"
-                     "movq %H[a01], %%rdx\n\t"
-                     "mulxq %H[a23], %[x], %[t5]\n\t" /* a1 a3 */
+                     "movq 8(%[a]), %%rdx\n\t"
+                     "mulxq 24(%[a]), %[x], %[t5]\n\t" /* a1 a3 */
                      "adcxq %[x], %[t4]\n\t"
-                     "movq %[a23], %%rdx\n\t"
-                     "mulxq %H[a23], %[x], %[t6]\n\t" /* a2 a3 */
+                     "movq 16(%[a]), %%rdx\n\t"
+                     "mulxq 24(%[a]), %[x], %[t6]\n\t" /* a2 a3 */
                      "adcxq %[x], %[t5]\n\t"
                      "adcxq %[t7], %[t6]\n\t"
-                     "movq %H[a01], %%rdx\n\t"
-                     "mulxq %[a23], %[x], %[y]\n\t" /* a1 a2 */
+                     "movq 8(%[a]), %%rdx\n\t"
+                     "mulxq 16(%[a]), %[x], %[y]\n\t" /* a1 a2 */
                      "adoxq %[x], %[t3]\n\t"
                      "adoxq %[y], %[t4]\n\t"
                      "adoxq %[t7], %[t5]\n\t"
                      "adoxq %[t7], %[t6]\n\t"
                      /* doubled (CF) plus the squares (OF); both flags are clear */
-                     "movq %[a01], %%rdx\n\t"
+                     "movq 0(%[a]), %%rdx\n\t"
                      "mulxq %%rdx, %[t0], %[x]\n\t"
                      "adcxq %[t1], %[t1]\n\t"
                      "adoxq %[x], %[t1]\n\t"
-                     "movq %H[a01], %%rdx\n\t"
+                     "movq 8(%[a]), %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t2], %[t2]\n\t"
                      "adoxq %[x], %[t2]\n\t"
                      "adcxq %[t3], %[t3]\n\t"
                      "adoxq %[y], %[t3]\n\t"
-                     "movq %[a23], %%rdx\n\t"
+                     "movq 16(%[a]), %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t4], %[t4]\n\t"
                      "adoxq %[x], %[t4]\n\t"
                      "adcxq %[t5], %[t5]\n\t"
                      "adoxq %[y], %[t5]\n\t"
-                     "movq %H[a23], %%rdx\n\t"
+                     "movq 24(%[a]), %%rdx\n\t"
                      "mulxq %%rdx, %[x], %[y]\n\t"
                      "adcxq %[t6], %[t6]\n\t"
                      "adoxq %[x], %[t6]\n\t"
                      "adcxq %[t7], %[t7]\n\t"
                      "adoxq %[y], %[t7]\n\t" FE64_REDUCE:FE64_PRODUCT_OUTS
-                     : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2))
-                     : "rdx", "cc");
+                     : [a] "r"(a)
+                     : "rdx", "cc", "memory");
     r[0] = t0;
     r[1] = t1;
     r[2] = t2;
@@ -377,105 +392,6 @@ FE64_INLINE void fe64_sqr_c(fe64 r, const fe64 a)
 }
 
 /*
- * fe64_sqr2: r = a^2 and s = c^2 mod p, the limbs of two fe64_sqr, in one
- * block in the manner of fe64_mul2: the cross products of both, then both
- * doublings with the squares (each limb stored to a stack slot as soon as
- * it is final), then both reductions. Each square holds at most 6 limbs in
- * registers; with the two shared temporaries and rdx that is every general
- * register but rsp, so the operands must be locals (rsp-relative).
- */
-#if FE64_ASM
-/* FE64_SQR_CROSS(a, t1..t6): t1..t6 = the cross products a_i a_j (i < j) */
-#define FE64_SQR_CROSS(a, t1, t2, t3, t4, t5, t6)                                                  \
-    "movq %[" a "01], %%rdx\n\t"                                                                   \
-    "xorl %k[y], %k[y]\n\t"                                                                        \
-    "mulxq %H[" a "01], %[" t1 "], %[" t2 "]\n\t"                                                  \
-    "mulxq %[" a "23], %[x], %[" t3 "]\n\t"                                                        \
-    "adcxq %[x], %[" t2 "]\n\t"                                                                    \
-    "mulxq %H[" a "23], %[x], %[" t4 "]\n\t"                                                       \
-    "adcxq %[x], %[" t3 "]\n\t"                                                                    \
-    "movq %H[" a "01], %%rdx\n\t"                                                                  \
-    "mulxq %H[" a "23], %[x], %[" t5 "]\n\t"                                                       \
-    "adcxq %[x], %[" t4 "]\n\t"                                                                    \
-    "movq %[" a "23], %%rdx\n\t"                                                                   \
-    "mulxq %H[" a "23], %[x], %[" t6 "]\n\t"                                                       \
-    "adcxq %[x], %[" t5 "]\n\t"                                                                    \
-    "adcxq %[y], %[" t6 "]\n\t"                                                                    \
-    "movq %H[" a "01], %%rdx\n\t"                                                                  \
-    "mulxq %[" a "23], %[x], %[y]\n\t"                                                             \
-    "adoxq %[x], %[" t3 "]\n\t"                                                                    \
-    "adoxq %[y], %[" t4 "]\n\t"                                                                    \
-    "movl $0, %k[x]\n\t"                                                                           \
-    "adoxq %[x], %[" t5 "]\n\t"                                                                    \
-    "adoxq %[x], %[" t6 "]\n\t"
-/* FE64_SQR_DIAG(a, s, t1..t6): the doubled cross products plus the squares:
- * t0..t3 to the slots s01, s23, t4..t6 in place, t7 into t1 */
-#define FE64_SQR_DIAG(a, s, t1, t2, t3, t4, t5, t6)                                                \
-    "xorl %k[x], %k[x]\n\t"                                                                        \
-    "movq %[" a "01], %%rdx\n\t"                                                                   \
-    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
-    "movq %[x], %[" s "01]\n\t"                                                                    \
-    "adcxq %[" t1 "], %[" t1 "]\n\t"                                                               \
-    "adoxq %[y], %[" t1 "]\n\t"                                                                    \
-    "movq %[" t1 "], %H[" s "01]\n\t"                                                              \
-    "movq %H[" a "01], %%rdx\n\t"                                                                  \
-    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
-    "adcxq %[" t2 "], %[" t2 "]\n\t"                                                               \
-    "adoxq %[x], %[" t2 "]\n\t"                                                                    \
-    "movq %[" t2 "], %[" s "23]\n\t"                                                               \
-    "adcxq %[" t3 "], %[" t3 "]\n\t"                                                               \
-    "adoxq %[y], %[" t3 "]\n\t"                                                                    \
-    "movq %[" t3 "], %H[" s "23]\n\t"                                                              \
-    "movq %[" a "23], %%rdx\n\t"                                                                   \
-    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
-    "adcxq %[" t4 "], %[" t4 "]\n\t"                                                               \
-    "adoxq %[x], %[" t4 "]\n\t"                                                                    \
-    "adcxq %[" t5 "], %[" t5 "]\n\t"                                                               \
-    "adoxq %[y], %[" t5 "]\n\t"                                                                    \
-    "movq %H[" a "23], %%rdx\n\t"                                                                  \
-    "mulxq %%rdx, %[x], %[y]\n\t"                                                                  \
-    "adcxq %[" t6 "], %[" t6 "]\n\t"                                                               \
-    "adoxq %[x], %[" t6 "]\n\t"                                                                    \
-    "movl $0, %k[" t1 "]\n\t"                                                                      \
-    "adcxq %[" t1 "], %[" t1 "]\n\t"                                                               \
-    "adoxq %[y], %[" t1 "]\n\t"
-FE64_INLINE void fe64_sqr2_asm(fe64 r, const fe64 a, fe64 s, const fe64 c)
-{
-    uint64_t p1, p2, p3, p4, p5, p6, q1, q2, q3, q4, q5, q6, x, y, sp[4], sq[4];
-    __asm__(FE64_SQR_CROSS("a", "p1", "p2", "p3", "p4", "p5", "p6")
-                FE64_SQR_CROSS("c", "q1", "q2", "q3", "q4", "q5", "q6")
-                    FE64_SQR_DIAG("a", "sp", "p1", "p2", "p3", "p4", "p5", "p6")
-                        FE64_SQR_DIAG("c", "sq", "q1", "q2", "q3", "q4", "q5", "q6")
-            "movl $38, %%edx\n\t" FE64_RED2("sp", "p4", "p5", "p6", "p1", "p2")
-                FE64_RED2("sq", "q4", "q5", "q6", "q1", "q2")
-            : [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3), [p4] "=&r"(p4), [p5] "=&r"(p5),
-              [p6] "=&r"(p6), [q1] "=&r"(q1), [q2] "=&r"(q2), [q3] "=&r"(q3), [q4] "=&r"(q4),
-              [q5] "=&r"(q5), [q6] "=&r"(q6), [x] "=&r"(x), [y] "=&r"(y),
-              [sp01] "=m"(FE64_PAIR(sp, 0)), [sp23] "=m"(FE64_PAIR(sp, 2)),
-              [sq01] "=m"(FE64_PAIR(sq, 0)), [sq23] "=m"(FE64_PAIR(sq, 2))
-            : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [c01] "m"(FE64_PAIR(c, 0)),
-              [c23] "m"(FE64_PAIR(c, 2))
-            : "rdx", "cc");
-    r[0] = p4;
-    r[1] = p5;
-    r[2] = p6;
-    r[3] = p1;
-    s[0] = q4;
-    s[1] = q5;
-    s[2] = q6;
-    s[3] = q1;
-}
-#undef FE64_SQR_CROSS
-#undef FE64_SQR_DIAG
-#undef FE64_RED2
-#endif
-
-FE64_INLINE void fe64_sqr2_c(fe64 r, const fe64 a, fe64 s, const fe64 c)
-{
-    fe64_mul2_c(r, a, a, s, c, c);
-}
-
-/*
  * fe64_mul_small_add: r = a c + b mod p for a constant c < 2^32 (a24 =
  * 121665): the 4 products on CF while b goes in on OF, 5 limbs (the top one
  * at most c + 1), the top one as 38 times itself, the last carry as 38.
@@ -485,20 +401,20 @@ FE64_INLINE void fe64_sqr2_c(fe64 r, const fe64 a, fe64 s, const fe64 c)
 FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const fe64 b)
 {
     uint64_t t0, t1, t2, t3, x, y;
-    __asm__(
+    __asm__ volatile(
         "movl %[c], %%edx\n\t"
         "xorl %k[x], %k[x]\n\t"
-        "mulxq %[a01], %[t0], %[x]\n\t"
-        "adoxq %[b01], %[t0]\n\t"
-        "mulxq %H[a01], %[t1], %[y]\n\t"
+        "mulxq 0(%[a]), %[t0], %[x]\n\t"
+        "adoxq 0(%[b]), %[t0]\n\t"
+        "mulxq 8(%[a]), %[t1], %[y]\n\t"
         "adcxq %[x], %[t1]\n\t"
-        "adoxq %H[b01], %[t1]\n\t"
-        "mulxq %[a23], %[t2], %[x]\n\t"
+        "adoxq 8(%[b]), %[t1]\n\t"
+        "mulxq 16(%[a]), %[t2], %[x]\n\t"
         "adcxq %[y], %[t2]\n\t"
-        "adoxq %[b23], %[t2]\n\t"
-        "mulxq %H[a23], %[t3], %[y]\n\t"
+        "adoxq 16(%[b]), %[t2]\n\t"
+        "mulxq 24(%[a]), %[t3], %[y]\n\t"
         "adcxq %[x], %[t3]\n\t"
-        "adoxq %H[b23], %[t3]\n\t"
+        "adoxq 24(%[b]), %[t3]\n\t"
         "movl $0, %k[x]\n\t"
         "adcxq %[x], %[y]\n\t"
         "adoxq %[x], %[y]\n\t"
@@ -510,9 +426,8 @@ FE64_INLINE void fe64_mul_small_add_asm(fe64 r, const fe64 a, uint32_t c, const 
         "adcq %[x], %[t2]\n\t"
         "adcq %[x], %[t3]\n\t"
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x), [y] "=&r"(y)
-        : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
-          [b23] "m"(FE64_PAIR(b, 2)), [c] "r"(c)
-        : "rdx", "cc");
+        : [a] "r"(a), [b] "r"(b), [c] "r"(c)
+        : "rdx", "cc", "memory");
     r[0] = t0;
     r[1] = t1;
     r[2] = t2;
@@ -538,20 +453,19 @@ FE64_INLINE void fe64_mul_small_add_c(fe64 r, const fe64 a, uint32_t c, const fe
  * borrow out of 2^256 as 38 by the same op, twice. */
 #define FE64_ADDSUB(op, opc)                                                                       \
     uint64_t t0, t1, t2, t3, x;                                                                    \
-    __asm__(                                                                              \
-        "movq %[a01], %[t0]\n\t" op " %[b01], %[t0]\n\t"                                         \
-        "movq %H[a01], %[t1]\n\t" opc " %H[b01], %[t1]\n\t"                                        \
-        "movq %[a23], %[t2]\n\t" opc " %[b23], %[t2]\n\t"                                      \
-        "movq %H[a23], %[t3]\n\t" opc " %H[b23], %[t3]\n\t"                                      \
+    __asm__ volatile(                                                                              \
+        "movq 0(%[a]), %[t0]\n\t" op " 0(%[b]), %[t0]\n\t"                                         \
+        "movq 8(%[a]), %[t1]\n\t" opc " 8(%[b]), %[t1]\n\t"                                        \
+        "movq 16(%[a]), %[t2]\n\t" opc " 16(%[b]), %[t2]\n\t"                                      \
+        "movq 24(%[a]), %[t3]\n\t" opc " 24(%[b]), %[t3]\n\t"                                      \
         "sbbq %[x], %[x]\n\t"                                                                      \
         "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t" opc " $0, %[t1]\n\t" opc " $0, %[t2]\n\t" opc   \
         " $0, %[t3]\n\t"                                                                           \
         "sbbq %[x], %[x]\n\t"                                                                      \
         "andq $38, %[x]\n\t" op " %[x], %[t0]\n\t"                                                 \
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "=&r"(x)             \
-        : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),       \
-          [b23] "m"(FE64_PAIR(b, 2))                                                               \
-        : "cc");                                                                         \
+        : [a] "r"(a), [b] "r"(b)                                                                   \
+        : "cc", "memory");                                                                         \
     r[0] = t0;                                                                                     \
     r[1] = t1;                                                                                     \
     r[2] = t2;                                                                                     \
@@ -619,7 +533,6 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #define fe64_mul fe64_mul_asm
 #define fe64_mul2 fe64_mul2_asm
 #define fe64_sqr fe64_sqr_asm
-#define fe64_sqr2 fe64_sqr2_asm
 #define fe64_mul_small_add fe64_mul_small_add_asm
 #define fe64_add fe64_add_asm
 #define fe64_sub fe64_sub_asm
@@ -627,7 +540,6 @@ FE64_INLINE void fe64_sub_c(fe64 r, const fe64 a, const fe64 b)
 #define fe64_mul fe64_mul_c
 #define fe64_mul2 fe64_mul2_c
 #define fe64_sqr fe64_sqr_c
-#define fe64_sqr2 fe64_sqr2_c
 #define fe64_mul_small_add fe64_mul_small_add_c
 #define fe64_add fe64_add_c
 #define fe64_sub fe64_sub_c
@@ -670,15 +582,11 @@ static inline void fe64_cswap(uint64_t mask, fe64 a, fe64 b)
     }
 }
 
-/* fe64_cmov: r = a when mask is all-ones, unchanged when 0. Limb by limb
- * in general registers (the barrier keeps gcc from pairing the limbs into
- * SSE registers): the inputs were just stored a limb at a time by the
- * assembly, and a 16-byte load of two 8-byte stores cannot be forwarded
- * (Zen 3: the ladder step took about 20 cycles longer with gcc's SSE form). */
+/* fe64_cmov: r = a when mask is all-ones, unchanged when 0. */
 static inline void fe64_cmov(uint64_t mask, fe64 r, const fe64 a)
 {
     for (int i = 0; i < 4; i++) {
-        r[i] = mbc_ct_select(mask, mbc_value_barrier(a[i]), r[i]);
+        r[i] = mbc_ct_select(mask, a[i], r[i]);
     }
 }
 

@@ -92,10 +92,12 @@ static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1
     fe64_mul2(da, d, a, cb, c, b);
     fe64_cmov(m, a, c);
     fe64_cmov(m, b, d);
-    fe64_sqr2(aa, a, bb, b);
+    fe64_sqr(aa, a);
+    fe64_sqr(bb, b);
     fe64_sub(z3, da, cb);
     fe64_add(x3, da, cb);
-    fe64_sqr2(z3, z3, x3, x3);
+    fe64_sqr(z3, z3);
+    fe64_sqr(x3, x3);
     fe64_sub(e, aa, bb);
     fe64_mul_small_add(z2, e, A24, aa);
     fe64_mul2(x2, aa, bb, z3, z3, x1);
@@ -322,11 +324,8 @@ void mbc_x25519_fe64_test2(enum x25519_fe_op op, int second, uint64_t r[4], cons
         y[i] = b[i];
         w[i] = b[i];
     }
-    if (op == X25519_FE_SQR) {
-        second ? fe64_sqr2(v, v, u, u) : fe64_sqr2(u, u, v, v);
-    } else {
-        second ? fe64_mul2(v, v, w, u, u, y) : fe64_mul2(u, u, y, v, v, w);
-    }
+    (void)op;
+    second ? fe64_mul2(v, v, w, u, u, y) : fe64_mul2(u, u, y, v, v, w);
     for (int i = 0; i < 4; i++) {
         r[i] = u[i];
     }
