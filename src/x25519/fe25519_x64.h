@@ -217,7 +217,8 @@ FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
 #if FE64_MUL2_ASM
 /* FE64_PAIR(v, k): limbs k and k + 1 of v as one memory operand */
 #define FE64_PAIR(v, k) (*(uint64_t(*)[2]) & (v)[k])
-#define FE64_ROW0(b, s, t0, t1, t2, t3, t4)                                                        \
+#define FE64_ROW0(a, b, s, t0, t1, t2, t3, t4)                                                     \
+    "movq " a ", %%rdx\n\t"                                                                        \
     "mulxq %[" b "01], %[" t0 "], %[" t1 "]\n\t"                                                   \
     "mulxq %H[" b "01], %[x], %[" t2 "]\n\t"                                                       \
     "addq %[x], %[" t1 "]\n\t"                                                                     \
@@ -227,7 +228,8 @@ FE64_INLINE void fe64_mul_c(fe64 r, const fe64 a, const fe64 b)
     "adcq %[x], %[" t3 "]\n\t"                                                                     \
     "adcq $0, %[" t4 "]\n\t"                                                                       \
     "movq %[" t0 "], " s "\n\t"
-#define FE64_ROWN(b, s, ti, tj, tk, tl, tm)                                                        \
+#define FE64_ROWN(a, b, s, ti, tj, tk, tl, tm)                                                     \
+    "movq " a ", %%rdx\n\t"                                                                        \
     "xorl %k[x], %k[x]\n\t"                                                                        \
     "mulxq %[" b "01], %[x], %[y]\n\t"                                                             \
     "adcxq %[x], %[" ti "]\n\t"                                                                    \
@@ -272,25 +274,28 @@ FE64_INLINE void fe64_mul2_asm(fe64 r, const fe64 a, const fe64 b, fe64 s, const
                                const fe64 d)
 {
     uint64_t p0, p1, p2, p3, p4, q0, q1, q2, q3, q4, x, y, sp[4], sq[4];
-    __asm__("movq %[a01], %%rdx\n\t" FE64_ROW0("b", "%[sp01]", "p0", "p1", "p2", "p3", "p4")
-            "movq %[c01], %%rdx\n\t" FE64_ROW0("d", "%[sq01]", "q0", "q1", "q2", "q3", "q4")
-            "movq %H[a01], %%rdx\n\t" FE64_ROWN("b", "%H[sp01]", "p1", "p2", "p3", "p4", "p0")
-            "movq %H[c01], %%rdx\n\t" FE64_ROWN("d", "%H[sq01]", "q1", "q2", "q3", "q4", "q0")
-            "movq %[a23], %%rdx\n\t" FE64_ROWN("b", "%[sp23]", "p2", "p3", "p4", "p0", "p1")
-            "movq %[c23], %%rdx\n\t" FE64_ROWN("d", "%[sq23]", "q2", "q3", "q4", "q0", "q1")
-            "movq %H[a23], %%rdx\n\t" FE64_ROWN("b", "%H[sp23]", "p3", "p4", "p0", "p1", "p2")
-            "movq %H[c23], %%rdx\n\t" FE64_ROWN("d", "%H[sq23]", "q3", "q4", "q0", "q1", "q2")
-            "movl $38, %%edx\n\t" FE64_RED2("sp", "p4", "p0", "p1", "p2", "p3")
+    /* one row a line */
+    /* clang-format off */
+    __asm__(FE64_ROW0("%[a01]", "b", "%[sp01]", "p0", "p1", "p2", "p3", "p4")
+            FE64_ROW0("%[c01]", "d", "%[sq01]", "q0", "q1", "q2", "q3", "q4")
+            FE64_ROWN("%H[a01]", "b", "%H[sp01]", "p1", "p2", "p3", "p4", "p0")
+            FE64_ROWN("%H[c01]", "d", "%H[sq01]", "q1", "q2", "q3", "q4", "q0")
+            FE64_ROWN("%[a23]", "b", "%[sp23]", "p2", "p3", "p4", "p0", "p1")
+            FE64_ROWN("%[c23]", "d", "%[sq23]", "q2", "q3", "q4", "q0", "q1")
+            FE64_ROWN("%H[a23]", "b", "%H[sp23]", "p3", "p4", "p0", "p1", "p2")
+            FE64_ROWN("%H[c23]", "d", "%H[sq23]", "q3", "q4", "q0", "q1", "q2")
+            "movl $38, %%edx\n\t"
+            FE64_RED2("sp", "p4", "p0", "p1", "p2", "p3")
             FE64_RED2("sq", "q4", "q0", "q1", "q2", "q3")
-            : [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3), [p4] "=&r"(p4),
-              [q0] "=&r"(q0), [q1] "=&r"(q1), [q2] "=&r"(q2), [q3] "=&r"(q3), [q4] "=&r"(q4),
-              [x] "=&r"(x), [y] "=&r"(y), [sp01] "=m"(FE64_PAIR(sp, 0)),
-              [sp23] "=m"(FE64_PAIR(sp, 2)), [sq01] "=m"(FE64_PAIR(sq, 0)),
-              [sq23] "=m"(FE64_PAIR(sq, 2))
-            : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
-              [b23] "m"(FE64_PAIR(b, 2)), [c01] "m"(FE64_PAIR(c, 0)), [c23] "m"(FE64_PAIR(c, 2)),
-              [d01] "m"(FE64_PAIR(d, 0)), [d23] "m"(FE64_PAIR(d, 2))
-            : "rdx", "cc");
+        : [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3), [p4] "=&r"(p4),
+          [q0] "=&r"(q0), [q1] "=&r"(q1), [q2] "=&r"(q2), [q3] "=&r"(q3), [q4] "=&r"(q4),
+          [x] "=&r"(x), [y] "=&r"(y), [sp01] "=m"(FE64_PAIR(sp, 0)), [sp23] "=m"(FE64_PAIR(sp, 2)),
+          [sq01] "=m"(FE64_PAIR(sq, 0)), [sq23] "=m"(FE64_PAIR(sq, 2))
+        : [a01] "m"(FE64_PAIR(a, 0)), [a23] "m"(FE64_PAIR(a, 2)), [b01] "m"(FE64_PAIR(b, 0)),
+          [b23] "m"(FE64_PAIR(b, 2)), [c01] "m"(FE64_PAIR(c, 0)), [c23] "m"(FE64_PAIR(c, 2)),
+          [d01] "m"(FE64_PAIR(d, 0)), [d23] "m"(FE64_PAIR(d, 2))
+        : "rdx", "cc");
+    /* clang-format on */
     r[0] = p4;
     r[1] = p0;
     r[2] = p1;
