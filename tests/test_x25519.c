@@ -634,8 +634,9 @@ static BIGNUM *limbs_bn(const uint64_t v[4])
 
 #endif
 
-/* field_adx: every scalar field operation, assembly and C forms, against
- * each other and BIGNUM on the edges paired and on random operands. */
+/* field_adx: every scalar field operation, assembly (the two-product form
+ * too) and C forms, against each other and BIGNUM on the edges paired and on
+ * random operands. */
 static void field_adx(BN_CTX *ctx)
 {
 #if MBC_HAVE_ADX
@@ -657,6 +658,13 @@ static void field_adx(BN_CTX *ctx)
             mbc_x25519_fe64_test(op, 0, r, a, b);
             mbc_x25519_fe64_test(op, 1, rc, a, b);
             assert_memory_equal(r, rc, sizeof(r));
+            if (op == X25519_FE_MUL) { /* the two-product form */
+                for (int second = 0; second < 2; second++) {
+                    uint64_t r2[4];
+                    mbc_x25519_fe64_test2(op, second, r2, a, b);
+                    assert_memory_equal(r2, rc, sizeof(r2));
+                }
+            }
             BIGNUM *x = limbs_bn(a), *y = limbs_bn(b), *got = limbs_bn(r);
             bn_op(op, want, x, y, p, ctx);
             if (op == X25519_FE_MUL_A24) { /* the scalar form adds b */

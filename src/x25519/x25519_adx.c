@@ -87,10 +87,9 @@ static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1
     /* in the order of the longest chain first: da, cb, (da -+ cb)^2, x1 */
     fe64_add(a, x2, z2);
     fe64_sub(d, x3, z3);
-    fe64_mul(da, d, a);
     fe64_sub(b, x2, z2);
     fe64_add(c, x3, z3);
-    fe64_mul(cb, c, b);
+    fe64_mul2(da, d, a, cb, c, b);
     fe64_cmov(m, a, c);
     fe64_cmov(m, b, d);
     fe64_sqr(aa, a);
@@ -101,8 +100,7 @@ static inline void ladder_step(fe64 x2, fe64 z2, fe64 x3, fe64 z3, const fe64 x1
     fe64_sqr(x3, x3);
     fe64_sub(e, aa, bb);
     fe64_mul_small_add(z2, e, A24, aa);
-    fe64_mul(x2, aa, bb);
-    fe64_mul(z3, z3, x1);
+    fe64_mul2(x2, aa, bb, z3, z3, x1);
     fe64_mul(z2, z2, e);
 }
 
@@ -312,6 +310,24 @@ void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], con
     }
     for (int i = 0; i < 4; i++) {
         r[i] = z[i];
+    }
+}
+
+void mbc_x25519_fe64_test2(enum x25519_fe_op op, int second, uint64_t r[4], const uint64_t a[4],
+                           const uint64_t b[4])
+{
+    /* u: this product's first operand (and result), v: the other one's */
+    fe64 u, v, y, w;
+    for (int i = 0; i < 4; i++) {
+        u[i] = a[i];
+        v[i] = b[i];
+        y[i] = b[i];
+        w[i] = b[i];
+    }
+    (void)op;
+    second ? fe64_mul2(v, v, w, u, u, y) : fe64_mul2(u, u, y, v, v, w);
+    for (int i = 0; i < 4; i++) {
+        r[i] = u[i];
     }
 }
 #endif

@@ -123,6 +123,12 @@ void mbc_x25519_fe_test_ifma(enum x25519_fe_op op, mb52_row *r, const mb52_row *
  * forms); MUL_A24 is a24 a + b there, CARRY the identity. */
 void mbc_x25519_fe64_test(enum x25519_fe_op op, int portable, uint64_t r[4], const uint64_t a[4],
                           const uint64_t b[4]);
+/* mbc_x25519_fe64_test2: r = op(a, b) (op: MUL) by the two-product form of
+ * the assembly (fe64_mul2), in its product `second` (0 or 1), with b b as
+ * the other product; the results are written over the first operands, as
+ * the ladder does. */
+void mbc_x25519_fe64_test2(enum x25519_fe_op op, int second, uint64_t r[4], const uint64_t a[4],
+                           const uint64_t b[4]);
 #endif
 
 #endif /* MBC_SRC_X25519_X25519_KERN_H */
