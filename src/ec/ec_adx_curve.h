@@ -108,20 +108,28 @@ static void FN(n_inv)(uint64_t *r, const uint64_t *a)
     mbc_memzero(t, sizeof(t));
 }
 
-/* n_inv_vt: r = a^-1 mod n, plain in and out (0 < a < n, public:
- * verification's s), by the binary extended Euclid algorithm: u = x1 a,
- * v = x2 a mod n throughout, halving the even one of u, v (and its x mod
- * n) and taking the smaller from the larger until one is 1. Variable time:
- * about half the cost of the constant-time divsteps here. 0 gives 0. */
+/* reduce_n: r = a mod n for a < 2n (x(R) < p, or z < 2^bits). */
+static void FN(reduce_n)(uint64_t *r, const uint64_t *a)
+{
+    fe64_reduce_once(r, a, 0, CV->n, N);
+}
+
+/* n_inv_vt: r = a^-1 mod n, plain in and out (a < 2^bits < 2n, public:
+ * verification's s, which its caller has checked in [1, n-1]), by the
+ * binary extended Euclid algorithm: u = x1 a, v = x2 a mod n throughout,
+ * halving the even one of u, v (and its x mod n) and taking the smaller
+ * from the larger until one is 1. Variable time: about half the cost of
+ * the constant-time divsteps here. a = 0 mod n gives 0 (the loop needs
+ * u != 0). */
 static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
 {
     static const uint64_t one[N] = {1};
     FN(fe) u, v, x1, x2, t;
-    if (fe64_is_zero(a, N)) {
+    FN(reduce_n)(u, a);
+    if (fe64_is_zero(u, N)) {
         memset(r, 0, sizeof(FN(fe)));
         return;
     }
-    memcpy(u, a, sizeof(u));
     memcpy(v, CV->n, sizeof(v));
     memcpy(x1, one, sizeof(x1));
     memset(x2, 0, sizeof(x2));
@@ -149,12 +157,6 @@ static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
         }
     }
     memcpy(r, fe64_eq(u, one, N) ? x1 : x2, sizeof(FN(fe)));
-}
-
-/* reduce_n: r = a mod n for a < 2n (x(R) < p, or z < 2^bits). */
-static void FN(reduce_n)(uint64_t *r, const uint64_t *a)
-{
-    fe64_reduce_once(r, a, 0, CV->n, N);
 }
 
 /* ------------------------------------------------------------------------ */
