@@ -58,6 +58,16 @@ static void ec64_to52(mb52_row *r, const uint64_t *a, unsigned k, unsigned n)
     }
 }
 
+/* ec64_shr1: a (n limbs) >>= 1 (public values: the variable-time inverse
+ * and NAF of verification). */
+static inline void ec64_shr1(uint64_t *a, unsigned n)
+{
+    for (unsigned j = 0; j + 1 < n; j++) {
+        a[j] = a[j] >> 1 | a[j + 1] << 63;
+    }
+    a[n - 1] >>= 1;
+}
+
 /* ec64_booth: the signed digit of the w + 1 window bits b: its absolute
  * value (0..2^(w-1)) returned, *neg all-ones when it is negative. The
  * digits of e < 2^(w nwin - 1) sum to e (ec_kern.c's booth). */

@@ -135,17 +135,11 @@ static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
     memset(x2, 0, sizeof(x2));
     while (!fe64_eq(u, one, N) && !fe64_eq(v, one, N)) {
         while ((u[0] & 1) == 0) {
-            for (unsigned j = 0; j + 1 < N; j++) {
-                u[j] = u[j] >> 1 | u[j + 1] << 63;
-            }
-            u[N - 1] >>= 1;
+            ec64_shr1(u, N);
             fe64_half(x1, x1, CV->n, N);
         }
         while ((v[0] & 1) == 0) {
-            for (unsigned j = 0; j + 1 < N; j++) {
-                v[j] = v[j] >> 1 | v[j + 1] << 63;
-            }
-            v[N - 1] >>= 1;
+            ec64_shr1(v, N);
             fe64_half(x2, x2, CV->n, N);
         }
         if (!fe64_sub_borrow(t, u, v, N)) {
@@ -309,13 +303,12 @@ static void FN(jsel)(struct FN(pt) * r, uint64_t mask, const struct FN(pt) * q)
     fe64_select(r->z, mask, q->z, r->z, N);
 }
 
-/* jadd: r = p + q (Jacobian, p != q unless either is the identity; r may
- * alias p or q). */
-static void FN(jadd)(struct FN(pt) * r, const struct FN(pt) * p, const struct FN(pt) * q)
+/* jadd_uv: the inputs of jadd_tail for p + q (Jacobian): u1 = X1 Z2^2,
+ * u2 = X2 Z1^2, s1 = Y1 Z2^3, s2 = Y2 Z1^3, zz = Z1 Z2. */
+static void FN(jadd_uv)(uint64_t *u1, uint64_t *u2, uint64_t *s1, uint64_t *s2, uint64_t *zz,
+                        const struct FN(pt) * p, const struct FN(pt) * q)
 {
-    FN(fe) z1z1, z2z2, u1, u2, s1, s2, zz;
-    struct FN(pt) s;
-    const uint64_t pinf = fe64_is_zero(p->z, N), qinf = fe64_is_zero(q->z, N);
+    FN(fe) z1z1, z2z2;
     FP_SQR(z1z1, p->z);
     FP_SQR(z2z2, q->z);
     FP_MUL(u1, p->x, z2z2);
@@ -325,6 +318,16 @@ static void FN(jadd)(struct FN(pt) * r, const struct FN(pt) * p, const struct FN
     FP_MUL(s2, p->z, z1z1);
     FP_MUL(s2, q->y, s2);
     FP_MUL(zz, p->z, q->z);
+}
+
+/* jadd: r = p + q (Jacobian, p != q unless either is the identity; r may
+ * alias p or q). */
+static void FN(jadd)(struct FN(pt) * r, const struct FN(pt) * p, const struct FN(pt) * q)
+{
+    FN(fe) u1, u2, s1, s2, zz;
+    struct FN(pt) s;
+    const uint64_t pinf = fe64_is_zero(p->z, N), qinf = fe64_is_zero(q->z, N);
+    FN(jadd_uv)(u1, u2, s1, s2, zz, p, q);
     FN(jadd_tail)(&s, u1, u2, s1, s2, zz);
     FN(jsel)(&s, qinf, p);
     FN(jsel)(&s, pinf, q);
@@ -551,10 +554,7 @@ static unsigned FN(wnaf)(int8_t *d, const uint64_t *e)
             }
         }
         d[len++] = (int8_t)v;
-        for (unsigned j = 0; j < N; j++) {
-            k[j] = k[j] >> 1 | k[j + 1] << 63;
-        }
-        k[N] >>= 1;
+        ec64_shr1(k, N + 1);
     }
 }
 
@@ -570,15 +570,8 @@ static void FN(jadd_vt)(struct FN(pt) * r, const struct FN(pt) * p, const struct
         *r = *p;
         return;
     }
-    FN(fe) z1z1, z2z2, u1, u2, s1, s2, zz;
-    FN(p_sqr)(z1z1, p->z);
-    FN(p_sqr)(z2z2, q->z);
-    FN(p_mul)(u1, p->x, z2z2);
-    FN(p_mul)(u2, q->x, z1z1);
-    FN(p_mul)(s1, q->z, z2z2);
-    FN(p_mul)(s1, p->y, s1);
-    FN(p_mul)(s2, p->z, z1z1);
-    FN(p_mul)(s2, q->y, s2);
+    FN(fe) u1, u2, s1, s2, zz;
+    FN(jadd_uv)(u1, u2, s1, s2, zz, p, q);
     if (fe64_eq(u1, u2, N)) {
         if (fe64_eq(s1, s2, N)) {
             FN(jdbl_n)(r, p, 1);
@@ -587,7 +580,6 @@ static void FN(jadd_vt)(struct FN(pt) * r, const struct FN(pt) * p, const struct
         }
         return;
     }
-    FN(p_mul)(zz, p->z, q->z);
     FN(jadd_tail)(r, u1, u2, s1, s2, zz);
 }
 
