@@ -113,6 +113,7 @@ static void fixture_free(void)
 
 static void begin(void **state)
 {
+    mbc_test_hooks.random_fail = 0;
     mbc_test_hooks.ec_fault_lanes = 0;
     mbc_test_hooks.ec_batch_plan = 0;
     const char *impl = mbt_use_ec_impl(state);
@@ -542,6 +543,51 @@ static void test_bad_lane(void **state)
     }
     free(b);
     free(clean);
+}
+
+/* No randomness from the OS (the test hook): the lanes that draw a scalar
+ * (keygen, a signature's random nonce) report MBC_LANE_UNSUPPORTED with
+ * their outputs zeroed, the others are untouched; then all is well again.
+ * The lanes' scalars are drawn in one read for the whole batch. */
+static void test_random_fail(void **state)
+{
+    begin(state);
+    struct batch *b = malloc(sizeof(*b));
+    assert_non_null(b);
+    for (int c = 0; c < 2; c++) {
+        const struct curve_fx *cf = &fx.c[c];
+        for (int pass = 0; pass < 2; pass++) {
+            clean_batch(b, cf, OP_KEYGEN, 0);
+            for (unsigned l = 0; l < MBC_LANES; l++) {
+                b->want[l] = (0x5Bu >> l) & 1u ? (pass == 0 ? MBC_LANE_UNSUPPORTED : MBC_LANE_OK)
+                                               : MBC_LANE_EMPTY;
+            }
+            mbc_test_hooks.random_fail = pass == 0;
+            const mbc_status st = run(OP_KEYGEN, b, cf->curve, 0x5B);
+            mbc_test_hooks.random_fail = 0;
+            check(b, OP_KEYGEN, st, pass == 0 ? "keygen, random generator failing" : "keygen");
+        }
+        /* a signature with a random nonce */
+        clean_batch(b, cf, OP_SIGN, 0);
+        mbc_test_hooks.random_fail = 1;
+        const mbc_status st =
+            mbc_ecdsa_sign_mb8(b->out, b->in, b->in_len, b->priv, cf->curve, 0xA5);
+        mbc_test_hooks.random_fail = 0;
+        for (unsigned l = 0; l < MBC_LANES; l++) {
+            assert_int_equal(mbc_lane_code(st, l),
+                             (0xA5u >> l) & 1u ? MBC_LANE_UNSUPPORTED : MBC_LANE_EMPTY);
+            assert_true(all_bytes(b->buf[l], cf->slen, (0xA5u >> l) & 1u ? 0 : CANARY));
+        }
+        uint8_t out[OUT_MAX], out2[OUT_MAX];
+        mbc_test_hooks.random_fail = 1;
+        memset(out2, CANARY, sizeof(out2));
+        assert_int_equal(mbc_ec_keygen(out, out2, cf->curve), MBC_ERR_UNSUPPORTED);
+        assert_true(all_bytes(out, cf->len, 0) && all_bytes(out2, cf->plen, 0));
+        mbc_test_hooks.random_fail = 0;
+        assert_int_equal(mbc_ec_keygen(out, out2, cf->curve), MBC_OK);
+        assert_true(keygen_ok(cf, out, out2));
+    }
+    free(b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1030,9 +1076,10 @@ static void test_key_constructors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        MBT_EC_IMPL_TESTS(test_all_masks),  MBT_EC_IMPL_TESTS(test_bad_lane),
-        MBT_EC_IMPL_TESTS(test_fault_hook), MBT_EC_IMPL_TESTS(test_api_batch),
-        MBT_EC_IMPL_TESTS(test_api_single), cmocka_unit_test(test_key_constructors),
+        MBT_EC_IMPL_TESTS(test_all_masks),       MBT_EC_IMPL_TESTS(test_bad_lane),
+        MBT_EC_IMPL_TESTS(test_fault_hook),      MBT_EC_IMPL_TESTS(test_api_batch),
+        MBT_EC_IMPL_TESTS(test_api_single),      MBT_EC_IMPL_TESTS(test_random_fail),
+        cmocka_unit_test(test_key_constructors),
     };
     const int failed = mbt_run("ec_lanes", tests);
     fixture_free();

@@ -244,14 +244,11 @@ static void release(const struct mbc_lanes *ln, uint8_t *const *out, size_t off,
  * of slots; returns the slots whose draw failed (no OS randomness). */
 static unsigned draw_slots(mb52_row *r, const struct ec_curve *c, unsigned slots)
 {
-    unsigned failed = 0;
-    uint64_t d[EC_MAX_K];
+    uint64_t d[MBC_LANES][EC_MAX_K];
+    const unsigned failed = mbc_ec_draw_scalars(c, d, slots);
     for (unsigned s = 0; s < MBC_LANES; s++) {
         if ((slots >> s) & 1u) {
-            if (mbc_ec_draw_scalar(c, d) != MBC_OK) {
-                failed |= 1u << s;
-            }
-            put_lane(r, c->k, s, d);
+            put_lane(r, c->k, s, d[s]);
         }
     }
     mbc_memzero(d, sizeof(d));

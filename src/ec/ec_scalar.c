@@ -51,6 +51,34 @@ mbc_err mbc_ec_draw_scalar(const struct ec_curve *c, uint64_t *d)
     return err;
 }
 
+unsigned mbc_ec_draw_scalars(const struct ec_curve *c, uint64_t d[][EC_MAX_K], unsigned slots)
+{
+    uint8_t buf[MBC_LANES * EC_MAX_LEN];
+    unsigned n = 0, failed = 0;
+    for (unsigned s = 0; s < MBC_LANES; s++) {
+        n += (slots >> s) & 1u;
+    }
+    const int got = n != 0 && mbc_random_bytes(buf, (size_t)n * c->len) == MBC_OK;
+    for (unsigned s = 0, i = 0; s < MBC_LANES; s++) {
+        if (((slots >> s) & 1u) == 0) {
+            continue;
+        }
+        uint64_t ok = 0;
+        if (got) {
+            (void)mbc_mb52_from_be(d[s], c->k, buf + (size_t)i++ * c->len, c->len, c->bits);
+            ok = mbc_ec_scalar_mask(c, d[s]);
+            mbc_declassify(&ok, sizeof(ok)); /* a rejected draw is discarded */
+        }
+        /* a draw out of range (or none): this lane's own draws, which
+         * also tell a failing OS */
+        if (ok == 0 && mbc_ec_draw_scalar(c, d[s]) != MBC_OK) {
+            failed |= 1u << s;
+        }
+    }
+    mbc_memzero(buf, sizeof(buf));
+    return failed;
+}
+
 mbc_err mbc_ec_parse_point(const struct ec_curve *c, const uint8_t *pt, size_t len, uint64_t *x,
                            uint64_t *y)
 {
