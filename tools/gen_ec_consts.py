@@ -114,10 +114,13 @@ def plain(vals, k, indent):
 def sg_params(m, bits):
     """The constants of the divsteps inversion mod m < 2^bits (ec_adx_inv.h):
     m in signed 62-bit limbs (room for bits + 2: the sign and the growth of
-    a batch), m^-1 mod 2^62, the limbs, and the batches of 62 divsteps of
-    Bernstein-Yang's bound (their theorem 11.2, d >= 46)."""
+    a batch), m^-1 mod 2^62, the limbs, and the batches of 62 steps. Up to
+    256 bits the steps are half-delta divsteps, of which 590 reach g = 0 for
+    every f and g below 2^256 (the bound computed by Wuille for
+    libsecp256k1's safegcd; fe25519_inv.h relies on it too); above, the
+    divsteps of Bernstein-Yang's proven bound (their theorem 11.2, d >= 46)."""
     limbs = (bits + 2 + 61) // 62
-    steps = -(-(49 * bits + 57) // 17)
+    steps = 590 if bits <= 256 else -(-(49 * bits + 57) // 17)
     assert bits >= 46 and limbs <= 7 and m < 1 << bits
     return ([(m >> (62 * j)) & (2**62 - 1) for j in range(limbs)], pow(m, -1, 2**62), limbs,
             -(-steps // 62))

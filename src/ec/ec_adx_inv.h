@@ -10,7 +10,11 @@
  *   g even:               (1 + delta, f, g / 2)
  * from (1, m, a) reaches g = 0 and f = +-gcd(m, a) within
  * floor((49 d + 57) / 17) steps for f, g < 2^d, d >= 46 (their theorem
- * 11.2): 742 steps for 256 bits, 1111 for 384, so 12 and 18 batches of 62.
+ * 11.2): 1111 for 384 bits, so 18 batches of 62. Up to 256 bits the steps
+ * are half-delta divsteps (the same rules from delta = 1/2), of which 590
+ * reach g = 0 for all f, g < 2^256 (Wuille's computed bound, for
+ * libsecp256k1; fe25519_inv.h relies on it too), so 10 batches instead of
+ * the 12 of the theorem's 742 divsteps.
  * A batch runs 62 divsteps on the low 64 bits of f and g alone, with masks
  * (no branch on the values), and returns the matrix T with
  * 2^62 (f', g') = T (f, g) (entries |u| + |v| <= 2^62); it is then applied
@@ -42,30 +46,31 @@ struct sg_mat {
     int64_t u, v, q, r;
 };
 
-/* sg_divsteps: 62 divsteps on the low bits of f (odd) and g from delta;
- * the new delta returned, the matrix in *t. */
-static inline int64_t sg_divsteps(int64_t delta, uint64_t f, uint64_t g, struct sg_mat *t)
+/* sg_divsteps: 62 steps on the low bits of f (odd) and g from delta (in
+ * units of 1/2 for half-delta divsteps, "half" = 2, else of 1, half = 1);
+ * the new delta returned, the matrix in *t. Each step adds f or -f to g
+ * when g is odd (-f where delta > 0), and on a swap (that case with delta
+ * > 0) f becomes the old g as f + (g - f); then g halves, which the rows
+ * of f see as a doubling. g's chain through a step is 5 operations (its
+ * low bit, the mask, and, add, shift). */
+static inline int64_t sg_divsteps(int64_t delta, uint64_t f, uint64_t g, struct sg_mat *t,
+                                  int64_t half)
 {
     uint64_t u = 1, v = 0, q = 0, r = 1;
     for (unsigned i = 0; i < 62; i++) {
-        /* swap: delta > 0 and g odd, the step (1 - delta, g, (g - f) / 2) */
+        const uint64_t pos = mbc_value_barrier((uint64_t)((0 - delta) >> 63)); /* delta > 0 */
         const uint64_t godd = 0 - (g & 1);
-        const uint64_t swap = mbc_value_barrier((uint64_t)((0 - delta) >> 63)) & godd;
-        /* g' = (g + f) / 2 when odd, (g - f) / 2 on a swap, g / 2 when even */
-        const uint64_t gp = g + f, gm = g - f;
-        uint64_t gn = g ^ ((g ^ gp) & godd);
-        gn ^= (gn ^ gm) & swap;
-        /* the rows of f (u, v) and g (q, r) the same way; f's row doubles
-         * where g halves */
-        const uint64_t qn = q + (((u ^ swap) - swap) & godd);
-        const uint64_t rn = r + (((v ^ swap) - swap) & godd);
-        f ^= (f ^ g) & swap;
-        u = (u ^ ((u ^ q) & swap)) << 1;
-        v = (v ^ ((v ^ r) & swap)) << 1;
-        g = gn >> 1;
-        q = qn;
-        r = rn;
-        delta = (int64_t)(((uint64_t)delta ^ swap) - swap) + 1;
+        const uint64_t swap = pos & godd;
+        g += ((f ^ pos) - pos) & godd;
+        q += ((u ^ pos) - pos) & godd;
+        r += ((v ^ pos) - pos) & godd;
+        f += g & swap;
+        u += q & swap;
+        v += r & swap;
+        g >>= 1;
+        u <<= 1;
+        v <<= 1;
+        delta = (int64_t)(((uint64_t)delta ^ swap) - swap) + half;
     }
     t->u = (int64_t)u;
     t->v = (int64_t)v;
@@ -195,10 +200,13 @@ static inline void sg_inv(uint64_t *r, const uint64_t *a, const int64_t *m, uint
         f[i] = m[i];
     }
     sg_from64(g, a, n, L);
+    /* half-delta divsteps up to 256 bits (the bound of sg_params in
+     * tools/gen_ec_consts.py), divsteps above */
+    const int64_t half = n <= 4 ? 2 : 1;
     int64_t delta = 1;
     struct sg_mat t;
     for (unsigned b = 0; b < batches; b++) {
-        delta = sg_divsteps(delta, (uint64_t)f[0], (uint64_t)g[0], &t);
+        delta = sg_divsteps(delta, (uint64_t)f[0], (uint64_t)g[0], &t, half);
         sg_apply_de(d, e, &t, m, minv, L);
         sg_apply_fg(f, g, &t, L);
     }
