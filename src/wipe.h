@@ -65,9 +65,10 @@
  *    ones. The IFMA kernels' static frames (gcc -fstack-usage: fe_inv 8.3 KB,
  *    verify 7.3 KB, sign 4.7 KB, mul_var and the point formulas 3 to 4 KB)
  *    add up to less. A call whose requests all ran on the scalar adx
- *    kernels (ec_adx.c: the lone requests of the adx and ifma rows, every
- *    request of the adx row) scrubs 12 KiB (MBC_WIPE_EC_ONE, the
- *    implementation's one_scrub, ec_kern.h): test_wipe checks the depth at
+ *    kernels (ec_adx.c: the lone verifications and ECDHs of the ifma row,
+ *    every request of the adx row) scrubs 12 KiB (MBC_WIPE_EC_ONE, the
+ *    implementation's one_scrub of the operation, ec_kern.h; the ifma row's
+ *    lone keygen and signing run spread and scrub 48 KiB): test_wipe checks the depth at
  *    lanes 0x01 and 0x23. The 48 KiB memset cost about 1.5k of the 31-33k
  *    TSC cycles of a lone P-256 key generation (Xeon family 6 model 167)
  *    and pushed the caller's working set out of the 48 KiB L1.

@@ -118,8 +118,8 @@ static void ec_refuse_overlaps(struct mbc_lanes *ln, const struct ec_call *c)
  * must hold no NULL), the plan, one work block, then body on the packed
  * requests (once, or once per request for the one-by-one plan: lanes.h),
  * and the finish. *scrub (when not NULL) becomes the stack scrub the
- * caller owes: MBC_WIPE_EC, or the implementation's one_scrub when every
- * request ran on its .one kernel.
+ * caller owes: MBC_WIPE_EC, or the implementation's one_scrub of the
+ * operation when every request ran on its .one kernel.
  */
 static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
                          const void *const *const arrays[], unsigned num_arrays,
@@ -135,7 +135,7 @@ static mbc_status ec_run(const struct ec_call *c, unsigned lane_mask,
     struct ec_work *w = NULL;
     const enum mbc_plan plan = mbc_lanes_pick(&ln, kp);
     if (scrub != NULL) {
-        const size_t one = mbc_dispatch_get()->ec->one_scrub;
+        const size_t one = mbc_dispatch_get()->ec->one_scrub[c->op];
         *scrub =
             (plan == MBC_PLAN_ONE || plan == MBC_PLAN_ONE_BY_ONE) && one != 0 ? one : MBC_WIPE_EC;
     }

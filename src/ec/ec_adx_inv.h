@@ -57,8 +57,11 @@ static inline int64_t sg_divsteps(int64_t delta, uint64_t f, uint64_t g, struct 
                                   int64_t half)
 {
     uint64_t u = 1, v = 0, q = 0, r = 1;
+    /* eta = -delta, so that delta > 0 is eta's sign: its update
+     * eta' = (swap ? -eta : eta) - half is 4 operations from eta's sign */
+    uint64_t eta = 0 - (uint64_t)delta;
     for (unsigned i = 0; i < 62; i++) {
-        const uint64_t pos = mbc_value_barrier((uint64_t)((0 - delta) >> 63)); /* delta > 0 */
+        const uint64_t pos = mbc_value_barrier((uint64_t)((int64_t)eta >> 63)); /* delta > 0 */
         const uint64_t godd = 0 - (g & 1);
         const uint64_t swap = pos & godd;
         g += ((f ^ pos) - pos) & godd;
@@ -70,13 +73,13 @@ static inline int64_t sg_divsteps(int64_t delta, uint64_t f, uint64_t g, struct 
         g >>= 1;
         u <<= 1;
         v <<= 1;
-        delta = (int64_t)(((uint64_t)delta ^ swap) - swap) + half;
+        eta = (eta ^ swap) + ((swap & 1) - (uint64_t)half);
     }
     t->u = (int64_t)u;
     t->v = (int64_t)v;
     t->q = (int64_t)q;
     t->r = (int64_t)r;
-    return delta;
+    return (int64_t)(0 - eta);
 }
 
 /* sg_apply_fg: (f, g) = T (f, g) / 2^62 (exact), L limbs. */

@@ -96,7 +96,7 @@ static const struct mbc_ec_impl ec_adx = {
     .verify = EC_ADX_SET(verify),
     .ecdh = EC_ADX_SET(ecdh),
     .lone = ec_lone,
-    .one_scrub = MBC_WIPE_EC_ONE,
+    .one_scrub = {MBC_WIPE_EC_ONE, MBC_WIPE_EC_ONE, MBC_WIPE_EC_ONE, MBC_WIPE_EC_ONE},
 };
 #endif
 
@@ -109,9 +109,18 @@ static const struct mbc_ec_impl ec_adx = {
  * the batched rates through the provider's ASYNC jobs were measured above
  * OpenSSL's (README).
  *
- * A lone request of either curve and any operation runs on the scalar
- * kernels (ec_adx.c), which leaves the vector units to other work and
- * issues at one zmm multiply-add a cycle on Zen 4. Measured first for P-256
+ * A lone key generation or signature of either curve runs spread over the
+ * 8 lanes (the _spread kernels: the comb's 7-bit (P-256) and 6-bit (P-384)
+ * windows, the table rows read by vpermi2q): since those windows, they take
+ * far less than the scalar kernels (rdtsc, min of 5000 mbc_ec_keygen /
+ * mbc_ecdsa_sign calls, Xeon family 6 model 167, taskset -c 1, spread vs
+ * adx: P-256 keygen 18.6k vs 25.7k, sign 24.9k vs 30.9k; P-384 keygen 37.4k
+ * vs 76.0k, sign 49.5k vs 85.9k TSC cycles, before the spread kernels' 48
+ * KiB scrub; on Zen 4 the counts give the spread P-256 keygen about 14.4k
+ * cycles at one zmm multiply-add a cycle, count_ops). A lone verification
+ * or ECDH of either curve runs on the scalar kernels (ec_adx.c), which
+ * leaves the vector units to other work and issues at one zmm multiply-add
+ * a cycle on Zen 4. Measured first for P-256
  * (Xeon family 6 model 207, gcc 12, taskset -c 1, p50 of the single call,
  * loaded machine: ECDH 113 us against 150 us on the ymm build, verification
  * 146 against 200 us); since the MULX multiply of P-384 (fe_p384_x64.h)
@@ -122,9 +131,9 @@ static const struct mbc_ec_impl ec_adx = {
  * (mbc_ec_base_spread_kern_ifma), where it stayed until the comb's
  * additions in Jacobian coordinates: then 68-71k TSC cycles on the scalar
  * kernel against 86-87k spread (mbc_ec_keygen, min of 300 calls, AMD Zen 5
- * family 26 model 2, taskset -c 1, load 14). Without the scalar tier, key
- * generation and signing spread and every other lone request runs on the
- * ymm build. Two requests already take less time
+ * family 26 model 2, taskset -c 1, load 14), before the wider windows.
+ * Without the scalar tier every other lone request runs on the ymm build.
+ * Two requests already take less time
  * on the ymm build than twice the scalar one for ECDH and verification.
  */
 #define EC_IFMA_SET(op, one_kern)                                                                  \
@@ -149,12 +158,13 @@ static const struct mbc_ec_impl ec_ifma = {
                                   1u << MBC_OP_ECDH | 1u << MBC_OP_EC_KEYGEN_P256 |
                                   1u << MBC_OP_EC_KEYGEN_P384},
              .needs = EC_IFMA_NEEDS},
-    .keygen = EC_IFMA_SET(base, EC_IFMA_ONE_KERN(base, mbc_ec_base_spread_kern_ifma)),
-    .sign = EC_IFMA_SET(sign, EC_IFMA_ONE_KERN(sign, mbc_ec_sign_spread_kern_ifma)),
+    .keygen = EC_IFMA_SET(base, mbc_ec_base_spread_kern_ifma),
+    .sign = EC_IFMA_SET(sign, mbc_ec_sign_spread_kern_ifma),
     .verify = EC_IFMA_SET(verify, EC_IFMA_ONE_KERN(verify, mbc_ec_verify_kern_ifma4)),
     .ecdh = EC_IFMA_SET(ecdh, EC_IFMA_ONE_KERN(ecdh, mbc_ec_ecdh_kern_ifma4)),
     .lone = ec_lone,
-    .one_scrub = EC_IFMA_ONE_SCRUB,
+    /* the spread kernels write deeper: MBC_WIPE_EC */
+    .one_scrub = {[EC_OP_VERIFY] = EC_IFMA_ONE_SCRUB, [EC_OP_ECDH] = EC_IFMA_ONE_SCRUB},
 };
 #endif
 

@@ -218,8 +218,8 @@ struct mbc_ec_impl {
     ec_verify_kset verify;
     ec_ecdh_kset ecdh;
     const struct mbc_op_size *lone; /* mbc_impl_lone's rows (NULL: none) */
-    size_t one_scrub;               /* the stack scrub of a call whose requests all ran on the
-                                     * .one kernels (0: MBC_WIPE_EC; wipe.h) */
+    size_t one_scrub[4];            /* by ec_op: the stack scrub of a call whose requests all ran on
+                                     * that operation's .one kernel (0: MBC_WIPE_EC; wipe.h) */
 };
 
 /* mbc_ec_impl_c: the portable implementation (every CPU). */
