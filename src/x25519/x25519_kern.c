@@ -12,20 +12,22 @@
  * doubling selections, the table scans' selections), never into a branch or an
  * address.
  *
- * Multiply-adds per call (counted from fe.h: multiply 61 uncarried, 62
- * carried; square 41 / 42; times a24 11 uncarried; add/subtract 1 each;
- * inversion 254 x 42 + 11 x 62 = 11,350):
- *  - ladder step: 5 uncarried multiplies, 3 carried squares and 1 uncarried,
- *    1 times a24, 8 adds/subtracts: 305 + 126 + 41 + 11 + 8 = 491; the
+ * Multiply-adds per call (counted from fe.h: multiply 59 uncarried, 60
+ * carried; square 39 / 40; times a24 11 uncarried; every carry, so every
+ * add and subtract, 1; fe_canon 1; inversion 8 carried multiplies and
+ * fe_canon on 8 lanes, 481, and one scalar inversion, mbc_x25519_inv1):
+ *  - ladder step: 5 uncarried multiplies, 3 uncarried squares and 1
+ *    carried, 1 times a24, 10 carries: 295 + 117 + 40 + 11 + 10 = 473; the
  *    ladder (255 steps, 2 carries, inversion, the last multiply and
- *    fe_canon) 125,205 + 2 + 11,350 + 62 + 1 = 136,620.
+ *    fe_canon) 120,615 + 2 + 481 + 60 + 1 = 121,159.
  *  - fixed base: 64 table additions of 6 uncarried multiplies, 1 carried and
- *    8 adds/subtracts (the negation of a selected entry included), 436 each;
+ *    8 adds/subtracts (the negation of a selected entry included), 422 each;
  *    4 doublings of 3 carries, 4 uncarried squares, 3 uncarried multiplies, 1
- *    carried and 7 adds/subtracts, 419 each; then u = (Z + Y) / (Z - Y):
- *    27,904 + 1,676 + 11,350 + 2 + 62 + 1 = 40,995.
- * (Both totals were also counted by running the kernels on a counting
- * backend.)
+ *    carried and 7 adds/subtracts, 403 each; then u = (Z + Y) / (Z - Y):
+ *    27,008 + 1,612 + 2 + 481 + 60 + 1 = 29,164.
+ * (Both totals are those of tools/count_ops, which runs the kernels on a
+ * counting backend; Fermat's inversion, 254 squares and 11 multiplies,
+ * took 10,820 of them.)
  * Each zmm multiply-add serves 8 requests.
  */
 /*

@@ -83,6 +83,11 @@ extern _Atomic unsigned long mbc_x25519_kern_hits_ifma;
 extern _Atomic unsigned long mbc_x25519_kern_hits_ifma4;
 #endif
 
+/* mbc_x25519_inv1: r = a^-1 mod p (0 -> 0) for a < 2^256, both 5 plain
+ * 52-bit digits (one lane; r below p): constant time (x25519_inv1.c). The
+ * vector kernels' fe_inv inverts the product of their lanes with it. */
+void mbc_x25519_inv1(uint64_t r[X25519_DIGITS], const uint64_t a[X25519_DIGITS]);
+
 /*
  * mbc_x25519_table: the fixed-base table of x25519_base (x25519_table.c,
  * made by tools/gen_x25519_table.py): [i][j] = (j + 1) 256^i B on
