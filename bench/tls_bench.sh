@@ -7,6 +7,10 @@
 #   bash bench/tls_bench.sh [options] [BUILD_DIR]        (default: build)
 #     --json FILE       also write every row as JSON to FILE ("-": stdout)
 #     --duration S      seconds of load per row (default 4)
+#     --reps N          run each row N times, the two providers alternating
+#                       (default 1); the tables give the median of the N
+#                       runs of each, the ratio of those medians and the
+#                       range of the N per-repetition ratios
 #     --conns "1 8 64"  the concurrent connections of the handshake rows
 #     --only LIST       comma-separated row names (default: all; see --list)
 #     --list            print the row names and exit
@@ -47,6 +51,7 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 json=""
 dur=4
+reps=1
 conns="1 8 64"
 only=""
 profile=0
@@ -59,6 +64,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --json) json=$2; shift 2 ;;
     --duration) dur=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
     --only) only=${2//,/ }; shift 2 ;;
     --list) echo "$all_rows"; exit 0 ;;
@@ -71,6 +77,7 @@ while [ $# -gt 0 ]; do
     *) build=$1; shift ;;
     esac
 done
+case $reps in '' | *[!0-9]* | 0) echo "tls_bench: --reps needs a positive count" >&2; exit 2 ;; esac
 build=$(cd "${build:-$top/build}" && pwd)
 rows=${only:-$all_rows}
 for r in $rows; do
@@ -279,11 +286,12 @@ for row in $rows; do
     bulk-*) mode=bulk cl="1 64" ;;
     *) mode=hs cl=$conns ;;
     esac
+    for rep in $(seq "$reps"); do
     for with in 0 1; do
         start_haproxy "$with"
         for c in $cl; do
             prof=""
-            if [ "$profile" = 1 ] && [[ " $profile_at " == *" $c "* ]]; then
+            if [ "$profile" = 1 ] && [ "$rep" = 1 ] && [[ " $profile_at " == *" $c "* ]]; then
                 profile_split > "$tmp/prof" &
                 ppid=$!
                 res=$(h2load_loop "$mode" "$c")
@@ -294,9 +302,10 @@ for row in $rows; do
             fi
             size=0
             case $path in /1k) size=1024 ;; /64k) size=65536 ;; esac
-            echo "$row $c $with $size $res ${prof:--}" >> "$tmp/results"
+            echo "$row $c $with $rep $size $res ${prof:--}" >> "$tmp/results"
         done
         stop_haproxy
+    done
     done
 done
 
@@ -304,17 +313,18 @@ cpu="$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $(grep -m1 
     /proc/cpuinfo | sed 's/.*: //'), model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo |
     sed 's/.*: //'))"
 MBC_TOP=$top python3 - "$tmp/results" "$json" "$cpu" "$(haproxy -v | head -1)" "$(openssl version)" \
-    "${MBCRYPTO_SERVE:-auto}" "$dur" "$tmp" <<'PY'
-import json, sys
-results, json_out, cpu, hap, ossl, serve, dur, tmp = sys.argv[1:9]
+    "${MBCRYPTO_SERVE:-auto}" "$dur" "$tmp" "$reps" <<'PY'
+import json, statistics, sys
+results, json_out, cpu, hap, ossl, serve, dur, tmp, reps = sys.argv[1:10]
+reps = int(reps)
 rows = []
 for line in open(results):
-    f = line.split(None, 8)
-    row, c, with_, size, reqs, wall, srv, cli = f[:8]
-    prof = f[8].strip() if len(f) > 8 else "-"
+    f = line.split(None, 9)
+    row, c, with_, rep, size, reqs, wall, srv, cli = f[:9]
+    prof = f[9].strip() if len(f) > 9 else "-"
     reqs, wall, srv, cli, size = int(reqs), int(wall), int(srv), int(cli), int(size)
     rows.append({
-        "row": row, "connections": int(c),
+        "row": row, "connections": int(c), "rep": int(rep),
         "provider": "mbcrypto" if with_ == "1" else "default",
         "requests": reqs, "wall_s": wall / 1e9, "server_cpu_s": srv / 1e9,
         "client_cpu_share": cli / wall if wall else 0.0,
@@ -325,20 +335,24 @@ for line in open(results):
         "bytes_per_server_cpu_s": reqs * size / (srv / 1e9) if srv else 0.0,
         "profile": prof,
     })
-print("CPU: %s, %s, %s; MBCRYPTO_SERVE=%s; %s s per row" % (cpu, hap, ossl, serve, dur))
+print("CPU: %s, %s, %s; MBCRYPTO_SERVE=%s; %s s per row%s" %
+      (cpu, hap, ossl, serve, dur, ", %d repetitions (medians)" % reps if reps > 1 else ""))
 print("HAProxy on CPU 1 (one thread), h2load on CPU 0; per server CPU second = HAProxy's own CPU time")
 print()
-hdr = "%-13s %5s | %11s %11s %6s | %9s %9s | %7s %7s | %s"
-print(hdr % ("row", "conns", "default", "mbcrypto", "ratio", "us/req d", "us/req m",
+hdr = "%-13s %5s | %11s %11s %6s%s | %9s %9s | %7s %7s | %s"
+spread_hdr = " %11s" % "range" if reps > 1 else ""
+print(hdr % ("row", "conns", "default", "mbcrypto", "ratio", spread_hdr, "us/req d", "us/req m",
              "cli d", "cli m", "wall/s d -> m"))
 by = {}
 for r in rows:
-    by[(r["row"], r["connections"], r["provider"])] = r
+    by.setdefault((r["row"], r["connections"], r["provider"]), {})[r["rep"]] = r
 seen = []
 for r in rows:
     k = (r["row"], r["connections"])
     if k not in seen:
         seen.append(k)
+summary = []
+med = statistics.median
 for row, c in seen:
     d, m = by.get((row, c, "default")), by.get((row, c, "mbcrypto"))
     if not d or not m:
@@ -346,14 +360,27 @@ for row, c in seen:
     bulk = row.startswith("bulk")
     unit = (lambda r: r["bytes_per_server_cpu_s"] / 1e6) if bulk else (lambda r: r["per_server_cpu_s"])
     fmt = "%8.1f MB" if bulk else "%8.0f hs"
-    print(hdr % (row, c, fmt % unit(d), fmt % unit(m),
-                 "%.2fx" % (unit(m) / unit(d)) if unit(d) else "-",
-                 "%.0f" % d["server_us_per_request"], "%.0f" % m["server_us_per_request"],
-                 "%.0f%%" % (100 * d["client_cpu_share"]), "%.0f%%" % (100 * m["client_cpu_share"]),
-                 "%.0f -> %.0f" % (d["per_wall_s"], m["per_wall_s"])))
+    ud, um = med([unit(r) for r in d.values()]), med([unit(r) for r in m.values()])
+    ratio = um / ud if ud else 0.0
+    # the ratio of each repetition (its default run, then its mbcrypto run)
+    per = sorted(unit(m[k]) / unit(d[k]) for k in d if k in m and unit(d[k]))
+    spread = " %11s" % ("%.2f-%.2fx" % (per[0], per[-1]) if per else "-") if reps > 1 else ""
+    print(hdr % (row, c, fmt % ud, fmt % um, "%.2fx" % ratio if ud else "-", spread,
+                 "%.0f" % med([r["server_us_per_request"] for r in d.values()]),
+                 "%.0f" % med([r["server_us_per_request"] for r in m.values()]),
+                 "%.0f%%" % (100 * med([r["client_cpu_share"] for r in d.values()])),
+                 "%.0f%%" % (100 * med([r["client_cpu_share"] for r in m.values()])),
+                 "%.0f -> %.0f" % (med([r["per_wall_s"] for r in d.values()]),
+                                   med([r["per_wall_s"] for r in m.values()]))))
+    summary.append({"row": row, "connections": c, "default_median": ud, "mbcrypto_median": um,
+                    "ratio": ratio, "rep_ratios": per,
+                    "unit": "MB per server CPU s" if bulk else "handshakes per server CPU s"})
 print("(hs: full handshakes per server CPU second, one request each; MB: response MB per server")
 print(" CPU second over kept-alive connections; us/req: server CPU per handshake or request;")
 print(" cli: h2load's CPU share of wall time, near 100% = the client limits the wall rate)")
+if reps > 1:
+    print("(each figure the median of %d runs; ratio = mbcrypto's median / default's; range: the" % reps)
+    print(" lowest and highest ratio of one repetition's pair of runs)")
 import glob, os, subprocess
 profs = [r for r in rows if r["profile"] != "-"]
 if profs:
@@ -375,7 +402,8 @@ if profs:
 ctr = sorted(glob.glob(os.path.join(tmp, "ctr-*")))
 if ctr:
     print()
-    print("mbcrypto counters (what our kernels did, per row):")
+    print("mbcrypto counters (what our kernels did, per row%s):" %
+          (", its last repetition" if reps > 1 else ""))
     for f in ctr:
         if os.path.getsize(f):
             out = subprocess.run([sys.executable, os.path.join(os.environ["MBC_TOP"],
@@ -384,7 +412,7 @@ if ctr:
             print("  %s: %s" % (os.path.basename(f)[4:], " ".join(out.split())))
 if json_out:
     doc = {"cpu": cpu, "haproxy": hap, "openssl": ossl, "serve": serve, "seconds": float(dur),
-           "rows": rows}
+           "repetitions": reps, "rows": rows, "summary": summary}
     if json_out == "-":
         print(json.dumps(doc, indent=1))
     else:
