@@ -28,6 +28,16 @@ uint64_t mbc_ec_scalar_mask(const struct ec_curve *c, const uint64_t *d)
     return ~mbc_ct_is_zero_mask(any) & lt_mask(d, c->n.digits, c->k);
 }
 
+/* accept_draw: d = the c->len random bytes at buf, and whether d is in
+ * [1, n-1]; only that verdict is revealed (a rejected draw is discarded). */
+static int accept_draw(const struct ec_curve *c, uint64_t *d, const uint8_t *buf)
+{
+    (void)mbc_mb52_from_be(d, c->k, buf, c->len, c->bits);
+    uint64_t ok = mbc_ec_scalar_mask(c, d);
+    mbc_declassify(&ok, sizeof(ok));
+    return ok != 0;
+}
+
 mbc_err mbc_ec_draw_scalar(const struct ec_curve *c, uint64_t *d)
 {
     uint8_t buf[EC_MAX_LEN];
@@ -36,10 +46,7 @@ mbc_err mbc_ec_draw_scalar(const struct ec_curve *c, uint64_t *d)
         if (mbc_random_bytes(buf, c->len) != MBC_OK) {
             break;
         }
-        (void)mbc_mb52_from_be(d, c->k, buf, c->len, c->bits);
-        uint64_t ok = mbc_ec_scalar_mask(c, d);
-        mbc_declassify(&ok, sizeof(ok)); /* a rejected draw is discarded */
-        if (ok != 0) {
+        if (accept_draw(c, d, buf)) {
             err = MBC_OK;
             break;
         }
@@ -63,15 +70,10 @@ unsigned mbc_ec_draw_scalars(const struct ec_curve *c, uint64_t d[][EC_MAX_K], u
         if (((slots >> s) & 1u) == 0) {
             continue;
         }
-        uint64_t ok = 0;
-        if (got) {
-            (void)mbc_mb52_from_be(d[s], c->k, buf + (size_t)i++ * c->len, c->len, c->bits);
-            ok = mbc_ec_scalar_mask(c, d[s]);
-            mbc_declassify(&ok, sizeof(ok)); /* a rejected draw is discarded */
-        }
+        const int ok = got && accept_draw(c, d[s], buf + (size_t)i++ * c->len);
         /* a draw out of range (or none): this lane's own draws, which
          * also tell a failing OS */
-        if (ok == 0 && mbc_ec_draw_scalar(c, d[s]) != MBC_OK) {
+        if (!ok && mbc_ec_draw_scalar(c, d[s]) != MBC_OK) {
             failed |= 1u << s;
         }
     }
