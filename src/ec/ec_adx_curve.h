@@ -4,9 +4,9 @@
  *   EC64_N       the limbs of p and n (4, 6)
  *   EC64_CV      the curve's struct ec64_curve (ec_adx_tab.h)
  *   EC64_FN(x)   x with the curve's suffix (x##_p256)
- *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB
+ *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB, EC64_HALF
  *                (optional): the curve's own multiply and square mod p,
- *                multiply mod n, add and subtract
+ *                multiply mod n, add, subtract and halving mod p
  *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
@@ -161,7 +161,11 @@ static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
 #define FP_SQR(r, a) FN(p_sqr)(r, a)
 #define FP_ADD(r, a, b) FN(p_add)(r, a, b)
 #define FP_SUB(r, a, b) FN(p_sub)(r, a, b)
+#ifdef EC64_HALF
+#define FP_HALF(r, a) EC64_HALF(r, a)
+#else
 #define FP_HALF(r, a) fe64_half(r, a, CV->p, N)
+#endif
 
 /* add_tail: the common end of RCB algorithms 4 and 5 (see ec_kern.c's
  * add_tail, the same steps): r may alias P or Q. */
