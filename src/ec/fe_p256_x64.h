@@ -167,6 +167,116 @@ static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
                      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
+/* FE64_P256_SUBFIX(X0, X1, X2, X3): after X = u - v with the borrow in
+ * CF, add p back on a borrow (p's limbs from the mask in rax, rcx and rdx
+ * scratch; as fe_p256_sub) */
+#define FE64_P256_SUBFIX(X0, X1, X2, X3)                                                           \
+    "sbbq %%rax, %%rax\n\t"                                                                        \
+    "movl %%eax, %%ecx\n\t"                                                                        \
+    "movabsq $0xffffffff00000001, %%rdx\n\t"                                                       \
+    "andq %%rax, %%rdx\n\t"                                                                        \
+    "addq %%rax, " X0 "\n\t"                                                                       \
+    "adcq %%rcx, " X1 "\n\t"                                                                       \
+    "adcq $0, " X2 "\n\t"                                                                          \
+    "adcq %%rdx, " X3 "\n\t"
+
+/* fe_p256_dbl_sub: x = a - 2 b and t = b - x mod p (a, b < p; x may be
+ * a), the steps X' = alpha^2 - 2 B, B - X' of the doubling in one block:
+ * x stays in registers, no stores and loads between the three
+ * subtractions (they are on the doubling's longest chain). */
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *a, const uint64_t *b)
+{
+    __asm__ volatile(
+        "movq 0(%[a]), %%r8\n\t"
+        "movq 8(%[a]), %%r9\n\t"
+        "movq 16(%[a]), %%r10\n\t"
+        "movq 24(%[a]), %%r11\n\t"
+        "subq 0(%[b]), %%r8\n\t"
+        "sbbq 8(%[b]), %%r9\n\t"
+        "sbbq 16(%[b]), %%r10\n\t"
+        "sbbq 24(%[b]), %%r11\n\t" FE64_P256_SUBFIX(
+            "%%r8", "%%r9", "%%r10", "%%r11") "subq 0(%[b]), %%r8\n\t"
+                                              "sbbq 8(%[b]), %%r9\n\t"
+                                              "sbbq 16(%[b]), %%r10\n\t"
+                                              "sbbq 24(%[b]), %%r11\n\t" FE64_P256_SUBFIX(
+                                                  "%%r8", "%%r9", "%%r10",
+                                                  "%%r11") "movq %%r8, 0(%[x])\n\t"
+                                                           "movq %%r9, 8(%[x])\n\t"
+                                                           "movq %%r10, 16(%[x])\n\t"
+                                                           "movq %%r11, 24(%[x])\n\t"
+                                                           "movq 0(%[b]), %%rsi\n\t"
+                                                           "movq 8(%[b]), %%rdi\n\t"
+                                                           "movq 16(%[b]), %%r12\n\t"
+                                                           "movq 24(%[b]), %%r13\n\t"
+                                                           "subq %%r8, %%rsi\n\t"
+                                                           "sbbq %%r9, %%rdi\n\t"
+                                                           "sbbq %%r10, %%r12\n\t"
+                                                           "sbbq %%r11, %%r13\n\t" FE64_P256_SUBFIX(
+                                                               "%%rsi", "%%rdi", "%%r12",
+                                                               "%%r13") "movq %%rsi, 0(%[t])\n\t"
+                                                                        "movq %%rdi, 8(%[t])\n\t"
+                                                                        "movq %%r12, 16(%[t])\n\t"
+                                                                        "movq %%r13, 24(%[t])\n\t"
+        :
+        : [x] "r"(x), [t] "r"(t), [a] "r"(a), [b] "r"(b)
+        : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "cc",
+          "memory");
+}
+
+/* FE64_P256_ADDFIX(C, K1, K3, X0..X3, Y0..Y3): after X = u + v with the
+ * carry in CF (C zero before the addition, flags untouched since): X - p
+ * kept unless that borrows past the carry (as fe64_add4), Y0..Y3
+ * scratch, K1 and K3 holding p_1 and p_3 */
+#define FE64_P256_ADDFIX(C, K1, K3, X0, X1, X2, X3, Y0, Y1, Y2, Y3)                                \
+    "adcq $0, " C "\n\t"                                                                           \
+    "movq " X0 ", " Y0 "\n\t"                                                                      \
+    "movq " X1 ", " Y1 "\n\t"                                                                      \
+    "movq " X2 ", " Y2 "\n\t"                                                                      \
+    "movq " X3 ", " Y3 "\n\t"                                                                      \
+    "subq $-1, " X0 "\n\t"                                                                         \
+    "sbbq " K1 ", " X1 "\n\t"                                                                      \
+    "sbbq $0, " X2 "\n\t"                                                                          \
+    "sbbq " K3 ", " X3 "\n\t"                                                                      \
+    "sbbq $0, " C "\n\t"                                                                           \
+    "cmovcq " Y0 ", " X0 "\n\t"                                                                    \
+    "cmovcq " Y1 ", " X1 "\n\t"                                                                    \
+    "cmovcq " Y2 ", " X2 "\n\t"                                                                    \
+    "cmovcq " Y3 ", " X3 "\n\t"
+
+/* fe_p256_tri: r = 3 a mod p (a < p): a + a, then + a, in registers (the
+ * alpha = 3 (X - delta) (X + delta) of the doubling, on its longest
+ * chain). */
+static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
+{
+    __asm__ volatile("movl $0xffffffff, %%esi\n\t"
+                     "movabsq $0xffffffff00000001, %%rdi\n\t"
+                     "movq 0(%[a]), %%r8\n\t"
+                     "movq 8(%[a]), %%r9\n\t"
+                     "movq 16(%[a]), %%r10\n\t"
+                     "movq 24(%[a]), %%r11\n\t"
+                     "xorl %%eax, %%eax\n\t"
+                     "addq %%r8, %%r8\n\t"
+                     "adcq %%r9, %%r9\n\t"
+                     "adcq %%r10, %%r10\n\t"
+                     "adcq %%r11, %%r11\n\t" FE64_P256_ADDFIX(
+                         "%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11", "%%rcx",
+                         "%%rdx", "%%r12", "%%r13") "xorl %%eax, %%eax\n\t"
+                                                    "addq 0(%[a]), %%r8\n\t"
+                                                    "adcq 8(%[a]), %%r9\n\t"
+                                                    "adcq 16(%[a]), %%r10\n\t"
+                                                    "adcq 24(%[a]), %%r11\n\t" FE64_P256_ADDFIX(
+                                                        "%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9",
+                                                        "%%r10", "%%r11", "%%rcx", "%%rdx", "%%r12",
+                                                        "%%r13") "movq %%r8, 0(%[r])\n\t"
+                                                                 "movq %%r9, 8(%[r])\n\t"
+                                                                 "movq %%r10, 16(%[r])\n\t"
+                                                                 "movq %%r11, 24(%[r])\n\t"
+                     :
+                     : [r] "r"(r), [a] "r"(a)
+                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+                       "cc", "memory");
+}
+
 /* fe_p256_half: r = a / 2 mod p (a < p), fe64_half's value: a + p when a
  * is odd (p's limbs from the mask as in fe_p256_sub), shifted right one
  * bit by SHRD with the carry on top. gcc compiles fe64_half's C into
@@ -216,6 +326,20 @@ static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
 static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
 {
     fe64_half(r, a, ec64_p256.p, 4);
+}
+
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *a, const uint64_t *b)
+{
+    fe_p256_sub(x, a, b);
+    fe_p256_sub(x, x, b);
+    fe_p256_sub(t, b, x);
+}
+
+static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
+{
+    uint64_t t[4];
+    fe64_add(t, a, a, ec64_p256.p, 4);
+    fe64_add(r, t, a, ec64_p256.p, 4);
 }
 
 static inline void fe64_mont_mul4(uint64_t *r, const uint64_t *a, const uint64_t *b,
