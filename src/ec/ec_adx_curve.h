@@ -91,8 +91,8 @@ static inline void FN(p_sub)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
-/* p_tri: r = 3 a; p_dbl_sub: x = a - 2 b, t = b - x (x may be a, t may be
- * b). The curve's fused forms keep the values in registers between the
+/* p_tri: r = 3 a; p_dbl_sub: x = x - 2 b, then t = b - x (t may be b).
+ * The curve's fused forms keep the values in registers between the
  * steps, which are on the longest chains of the doubling and addition. */
 static inline void FN(p_tri)(uint64_t *r, const uint64_t *a)
 {
@@ -105,12 +105,12 @@ static inline void FN(p_tri)(uint64_t *r, const uint64_t *a)
 #endif
 }
 
-static inline void FN(p_dbl_sub)(uint64_t *x, uint64_t *t, const uint64_t *a, const uint64_t *b)
+static inline void FN(p_dbl_sub)(uint64_t *x, uint64_t *t, const uint64_t *b)
 {
 #ifdef EC64_DBL_SUB
-    EC64_DBL_SUB(x, t, a, b);
+    EC64_DBL_SUB(x, t, b);
 #else
-    FN(p_sub)(x, a, b);
+    FN(p_sub)(x, x, b);
     FN(p_sub)(x, x, b);
     FN(p_sub)(t, b, x);
 #endif
@@ -189,7 +189,7 @@ static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
 #define FP_ADD(r, a, b) FN(p_add)(r, a, b)
 #define FP_SUB(r, a, b) FN(p_sub)(r, a, b)
 #define FP_TRI(r, a) FN(p_tri)(r, a)
-#define FP_DBL_SUB(x, t, a, b) FN(p_dbl_sub)(x, t, a, b)
+#define FP_DBL_SUB(x, t, b) FN(p_dbl_sub)(x, t, b)
 #ifdef EC64_HALF
 #define FP_HALF(r, a) EC64_HALF(r, a)
 #else
@@ -290,7 +290,7 @@ static void FN(jdbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
         FP_SQR(s, s);
         FP_HALF(s, s); /* 8 gamma^2 */
         FP_SQR(x, alpha);
-        FP_DBL_SUB(x, t, x, b);
+        FP_DBL_SUB(x, t, b);
         FP_MUL(t, alpha, t);
         FP_SUB(y, t, s);
     }
@@ -315,7 +315,7 @@ static void FN(jadd_tail)(struct FN(pt) * r, const uint64_t *u1, const uint64_t 
     FP_MUL(v, u1, hh);
     FP_SQR(x3, rr);
     FP_SUB(x3, x3, hhh);
-    FP_DBL_SUB(x3, v, x3, v);
+    FP_DBL_SUB(x3, v, v);
     FP_MUL(v, rr, v);
     FP_MUL(hhh, s1, hhh);
     FP_SUB(r->y, v, hhh);

@@ -3,7 +3,8 @@
  * and ADOX (GCC inline assembly: gcc 12 builds one carry chain from the
  * intrinsics, these two chains interleaved), R = 2^256, inputs and result
  * fully reduced: the EC64_P_MUL / EC64_P_SQR leaves of ec_adx_curve.h for
- * P-256's p, and fe64_mont_mul4 for any 4-limb odd modulus (P-256's n).
+ * P-256's p (with its subtraction, halving and the fused forms of the
+ * doubling), and fe64_mont_mul4 for any 4-limb odd modulus (P-256's n).
  * p = 2^256 - 2^224 + 2^192 + 2^96 - 1 has -p^-1 = 1 mod 2^64: the quotient
  * digit of each reduction step is the low limb itself (no multiply).
  *
@@ -139,7 +140,8 @@ static inline void fe64_add4(uint64_t *r, const uint64_t *a, const uint64_t *b, 
 /* fe_p256_sub: r = a - b mod p (a, b < p): on a borrow p is added back,
  * its limbs from the borrow mask (p_0 the mask, p_1 its low half, p_2
  * zero, p_3 the mask and p_3): no loads of p, five instructions fewer than
- * the generic form (fewer uops: these kernels are throughput bound). */
+ * the mask and four loads of fe64_add4's form (fewer uops: the doubling is
+ * throughput bound). */
 static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
     __asm__ volatile("movq 0(%[a]), %%r8\n\t"
@@ -180,47 +182,51 @@ static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
     "adcq $0, " X2 "\n\t"                                                                          \
     "adcq %%rdx, " X3 "\n\t"
 
-/* fe_p256_dbl_sub: x = a - 2 b and t = b - x mod p (a, b < p; x may be
- * a), the steps X' = alpha^2 - 2 B, B - X' of the doubling in one block:
+/* fe_p256_dbl_sub: x = x - 2 b, then t = b - x mod p (x, b < p; t may be
+ * b), the steps X' = alpha^2 - 2 B, B - X' of the doubling in one block:
  * x stays in registers, no stores and loads between the three
- * subtractions (they are on the doubling's longest chain). */
-static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *a, const uint64_t *b)
+ * subtractions (they are on the doubling's longest chain). x is both
+ * input and output: with four pointers and these eleven registers, -O0
+ * builds (rbp the frame pointer) have none left. */
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
 {
-    __asm__ volatile(
-        "movq 0(%[a]), %%r8\n\t"
-        "movq 8(%[a]), %%r9\n\t"
-        "movq 16(%[a]), %%r10\n\t"
-        "movq 24(%[a]), %%r11\n\t"
-        "subq 0(%[b]), %%r8\n\t"
-        "sbbq 8(%[b]), %%r9\n\t"
-        "sbbq 16(%[b]), %%r10\n\t"
-        "sbbq 24(%[b]), %%r11\n\t" FE64_P256_SUBFIX(
-            "%%r8", "%%r9", "%%r10", "%%r11") "subq 0(%[b]), %%r8\n\t"
-                                              "sbbq 8(%[b]), %%r9\n\t"
-                                              "sbbq 16(%[b]), %%r10\n\t"
-                                              "sbbq 24(%[b]), %%r11\n\t" FE64_P256_SUBFIX(
-                                                  "%%r8", "%%r9", "%%r10",
-                                                  "%%r11") "movq %%r8, 0(%[x])\n\t"
-                                                           "movq %%r9, 8(%[x])\n\t"
-                                                           "movq %%r10, 16(%[x])\n\t"
-                                                           "movq %%r11, 24(%[x])\n\t"
-                                                           "movq 0(%[b]), %%rsi\n\t"
-                                                           "movq 8(%[b]), %%rdi\n\t"
-                                                           "movq 16(%[b]), %%r12\n\t"
-                                                           "movq 24(%[b]), %%r13\n\t"
-                                                           "subq %%r8, %%rsi\n\t"
-                                                           "sbbq %%r9, %%rdi\n\t"
-                                                           "sbbq %%r10, %%r12\n\t"
-                                                           "sbbq %%r11, %%r13\n\t" FE64_P256_SUBFIX(
-                                                               "%%rsi", "%%rdi", "%%r12",
-                                                               "%%r13") "movq %%rsi, 0(%[t])\n\t"
-                                                                        "movq %%rdi, 8(%[t])\n\t"
-                                                                        "movq %%r12, 16(%[t])\n\t"
-                                                                        "movq %%r13, 24(%[t])\n\t"
-        :
-        : [x] "r"(x), [t] "r"(t), [a] "r"(a), [b] "r"(b)
-        : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "cc",
-          "memory");
+    /* clang-format off */
+    __asm__ volatile("movq 0(%[x]), %%r8\n\t"
+                     "movq 8(%[x]), %%r9\n\t"
+                     "movq 16(%[x]), %%r10\n\t"
+                     "movq 24(%[x]), %%r11\n\t"
+                     "subq 0(%[b]), %%r8\n\t"
+                     "sbbq 8(%[b]), %%r9\n\t"
+                     "sbbq 16(%[b]), %%r10\n\t"
+                     "sbbq 24(%[b]), %%r11\n\t"
+                     FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
+                     "subq 0(%[b]), %%r8\n\t"
+                     "sbbq 8(%[b]), %%r9\n\t"
+                     "sbbq 16(%[b]), %%r10\n\t"
+                     "sbbq 24(%[b]), %%r11\n\t"
+                     FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
+                     "movq %%r8, 0(%[x])\n\t"
+                     "movq %%r9, 8(%[x])\n\t"
+                     "movq %%r10, 16(%[x])\n\t"
+                     "movq %%r11, 24(%[x])\n\t"
+                     "movq 0(%[b]), %%rsi\n\t"
+                     "movq 8(%[b]), %%rdi\n\t"
+                     "movq 16(%[b]), %%r12\n\t"
+                     "movq 24(%[b]), %%r13\n\t"
+                     "subq %%r8, %%rsi\n\t"
+                     "sbbq %%r9, %%rdi\n\t"
+                     "sbbq %%r10, %%r12\n\t"
+                     "sbbq %%r11, %%r13\n\t"
+                     FE64_P256_SUBFIX("%%rsi", "%%rdi", "%%r12", "%%r13")
+                     "movq %%rsi, 0(%[t])\n\t"
+                     "movq %%rdi, 8(%[t])\n\t"
+                     "movq %%r12, 16(%[t])\n\t"
+                     "movq %%r13, 24(%[t])\n\t"
+                     :
+                     : [x] "r"(x), [t] "r"(t), [b] "r"(b)
+                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+                       "cc", "memory");
+    /* clang-format on */
 }
 
 /* FE64_P256_ADDFIX(C, K1, K3, X0..X3, Y0..Y3): after X = u + v with the
@@ -248,6 +254,7 @@ static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *a, 
  * chain). */
 static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
 {
+    /* clang-format off */
     __asm__ volatile("movl $0xffffffff, %%esi\n\t"
                      "movabsq $0xffffffff00000001, %%rdi\n\t"
                      "movq 0(%[a]), %%r8\n\t"
@@ -258,23 +265,25 @@ static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
                      "addq %%r8, %%r8\n\t"
                      "adcq %%r9, %%r9\n\t"
                      "adcq %%r10, %%r10\n\t"
-                     "adcq %%r11, %%r11\n\t" FE64_P256_ADDFIX(
-                         "%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11", "%%rcx",
-                         "%%rdx", "%%r12", "%%r13") "xorl %%eax, %%eax\n\t"
-                                                    "addq 0(%[a]), %%r8\n\t"
-                                                    "adcq 8(%[a]), %%r9\n\t"
-                                                    "adcq 16(%[a]), %%r10\n\t"
-                                                    "adcq 24(%[a]), %%r11\n\t" FE64_P256_ADDFIX(
-                                                        "%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9",
-                                                        "%%r10", "%%r11", "%%rcx", "%%rdx", "%%r12",
-                                                        "%%r13") "movq %%r8, 0(%[r])\n\t"
-                                                                 "movq %%r9, 8(%[r])\n\t"
-                                                                 "movq %%r10, 16(%[r])\n\t"
-                                                                 "movq %%r11, 24(%[r])\n\t"
+                     "adcq %%r11, %%r11\n\t"
+                     FE64_P256_ADDFIX("%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11",
+                                      "%%rcx", "%%rdx", "%%r12", "%%r13")
+                     "xorl %%eax, %%eax\n\t"
+                     "addq 0(%[a]), %%r8\n\t"
+                     "adcq 8(%[a]), %%r9\n\t"
+                     "adcq 16(%[a]), %%r10\n\t"
+                     "adcq 24(%[a]), %%r11\n\t"
+                     FE64_P256_ADDFIX("%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11",
+                                      "%%rcx", "%%rdx", "%%r12", "%%r13")
+                     "movq %%r8, 0(%[r])\n\t"
+                     "movq %%r9, 8(%[r])\n\t"
+                     "movq %%r10, 16(%[r])\n\t"
+                     "movq %%r11, 24(%[r])\n\t"
                      :
                      : [r] "r"(r), [a] "r"(a)
                      : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
                        "cc", "memory");
+    /* clang-format on */
 }
 
 /* fe_p256_half: r = a / 2 mod p (a < p), fe64_half's value: a + p when a
@@ -328,9 +337,9 @@ static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
     fe64_half(r, a, ec64_p256.p, 4);
 }
 
-static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *a, const uint64_t *b)
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
 {
-    fe_p256_sub(x, a, b);
+    fe_p256_sub(x, x, b);
     fe_p256_sub(x, x, b);
     fe_p256_sub(t, b, x);
 }
