@@ -137,41 +137,25 @@ static inline void fe64_add4(uint64_t *r, const uint64_t *a, const uint64_t *b, 
                      : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
-/* fe_p256_sub: r = a - b mod p (a, b < p): on a borrow p is added back,
- * its limbs from the borrow mask (p_0 the mask, p_1 its low half, p_2
- * zero, p_3 the mask and p_3): no loads of p, five instructions fewer than
- * the mask and four loads of fe64_add4's form (fewer uops: the doubling is
- * throughput bound). */
-static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    __asm__ volatile("movq 0(%[a]), %%r8\n\t"
-                     "movq 8(%[a]), %%r9\n\t"
-                     "movq 16(%[a]), %%r10\n\t"
-                     "movq 24(%[a]), %%r11\n\t"
-                     "subq 0(%[b]), %%r8\n\t"
-                     "sbbq 8(%[b]), %%r9\n\t"
-                     "sbbq 16(%[b]), %%r10\n\t"
-                     "sbbq 24(%[b]), %%r11\n\t"
-                     "sbbq %%rax, %%rax\n\t"
-                     "movl %%eax, %%ecx\n\t"
-                     "movabsq $0xffffffff00000001, %%rdx\n\t"
-                     "andq %%rax, %%rdx\n\t"
-                     "addq %%rax, %%r8\n\t"
-                     "adcq %%rcx, %%r9\n\t"
-                     "adcq $0, %%r10\n\t"
-                     "adcq %%rdx, %%r11\n\t"
-                     "movq %%r8, 0(%[r])\n\t"
-                     "movq %%r9, 8(%[r])\n\t"
-                     "movq %%r10, 16(%[r])\n\t"
-                     "movq %%r11, 24(%[r])\n\t"
-                     :
-                     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
-                     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
-}
+/* FE64_P256_LOAD(P), FE64_P256_STORE(P): r8..r11 from and to the limbs
+ * at the pointer operand P */
+#define FE64_P256_LOAD(P)                                                                          \
+    "movq 0(" P "), %%r8\n\t"                                                                      \
+    "movq 8(" P "), %%r9\n\t"                                                                      \
+    "movq 16(" P "), %%r10\n\t"                                                                    \
+    "movq 24(" P "), %%r11\n\t"
+#define FE64_P256_STORE(P)                                                                         \
+    "movq %%r8, 0(" P ")\n\t"                                                                      \
+    "movq %%r9, 8(" P ")\n\t"                                                                      \
+    "movq %%r10, 16(" P ")\n\t"                                                                    \
+    "movq %%r11, 24(" P ")\n\t"
 
 /* FE64_P256_SUBFIX(X0, X1, X2, X3): after X = u - v with the borrow in
- * CF, add p back on a borrow (p's limbs from the mask in rax, rcx and rdx
- * scratch; as fe_p256_sub) */
+ * CF, add p back on a borrow, its limbs from the borrow mask (p_0 the
+ * mask, p_1 its low half, p_2 zero, p_3 the mask and p_3; rax, rcx and
+ * rdx scratch): no loads of p, five instructions fewer than the mask and
+ * four loads of a generic form (fewer uops: the doubling is throughput
+ * bound) */
 #define FE64_P256_SUBFIX(X0, X1, X2, X3)                                                           \
     "sbbq %%rax, %%rax\n\t"                                                                        \
     "movl %%eax, %%ecx\n\t"                                                                        \
@@ -182,6 +166,22 @@ static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
     "adcq $0, " X2 "\n\t"                                                                          \
     "adcq %%rdx, " X3 "\n\t"
 
+/* FE64_P256_SUB(P): r8..r11 -= the limbs at P mod p */
+#define FE64_P256_SUB(P)                                                                           \
+    "subq 0(" P "), %%r8\n\t"                                                                      \
+    "sbbq 8(" P "), %%r9\n\t"                                                                      \
+    "sbbq 16(" P "), %%r10\n\t"                                                                    \
+    "sbbq 24(" P "), %%r11\n\t" FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
+
+/* fe_p256_sub: r = a - b mod p (a, b < p). */
+static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    __asm__ volatile(FE64_P256_LOAD("%[a]") FE64_P256_SUB("%[b]") FE64_P256_STORE("%[r]")
+                     :
+                     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
+                     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
 /* fe_p256_dbl_sub: x = x - 2 b, then t = b - x mod p (x, b < p; t may be
  * b), the steps X' = alpha^2 - 2 B, B - X' of the doubling in one block:
  * x stays in registers, no stores and loads between the three
@@ -191,24 +191,10 @@ static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
 static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
 {
     /* clang-format off */
-    __asm__ volatile("movq 0(%[x]), %%r8\n\t"
-                     "movq 8(%[x]), %%r9\n\t"
-                     "movq 16(%[x]), %%r10\n\t"
-                     "movq 24(%[x]), %%r11\n\t"
-                     "subq 0(%[b]), %%r8\n\t"
-                     "sbbq 8(%[b]), %%r9\n\t"
-                     "sbbq 16(%[b]), %%r10\n\t"
-                     "sbbq 24(%[b]), %%r11\n\t"
-                     FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
-                     "subq 0(%[b]), %%r8\n\t"
-                     "sbbq 8(%[b]), %%r9\n\t"
-                     "sbbq 16(%[b]), %%r10\n\t"
-                     "sbbq 24(%[b]), %%r11\n\t"
-                     FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
-                     "movq %%r8, 0(%[x])\n\t"
-                     "movq %%r9, 8(%[x])\n\t"
-                     "movq %%r10, 16(%[x])\n\t"
-                     "movq %%r11, 24(%[x])\n\t"
+    __asm__ volatile(FE64_P256_LOAD("%[x]")
+                     FE64_P256_SUB("%[b]")
+                     FE64_P256_SUB("%[b]")
+                     FE64_P256_STORE("%[x]")
                      "movq 0(%[b]), %%rsi\n\t"
                      "movq 8(%[b]), %%rdi\n\t"
                      "movq 16(%[b]), %%r12\n\t"
@@ -229,25 +215,29 @@ static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
     /* clang-format on */
 }
 
-/* FE64_P256_ADDFIX(C, K1, K3, X0..X3, Y0..Y3): after X = u + v with the
- * carry in CF (C zero before the addition, flags untouched since): X - p
- * kept unless that borrows past the carry (as fe64_add4), Y0..Y3
- * scratch, K1 and K3 holding p_1 and p_3 */
-#define FE64_P256_ADDFIX(C, K1, K3, X0, X1, X2, X3, Y0, Y1, Y2, Y3)                                \
-    "adcq $0, " C "\n\t"                                                                           \
-    "movq " X0 ", " Y0 "\n\t"                                                                      \
-    "movq " X1 ", " Y1 "\n\t"                                                                      \
-    "movq " X2 ", " Y2 "\n\t"                                                                      \
-    "movq " X3 ", " Y3 "\n\t"                                                                      \
-    "subq $-1, " X0 "\n\t"                                                                         \
-    "sbbq " K1 ", " X1 "\n\t"                                                                      \
-    "sbbq $0, " X2 "\n\t"                                                                          \
-    "sbbq " K3 ", " X3 "\n\t"                                                                      \
-    "sbbq $0, " C "\n\t"                                                                           \
-    "cmovcq " Y0 ", " X0 "\n\t"                                                                    \
-    "cmovcq " Y1 ", " X1 "\n\t"                                                                    \
-    "cmovcq " Y2 ", " X2 "\n\t"                                                                    \
-    "cmovcq " Y3 ", " X3 "\n\t"
+/* FE64_P256_ADD(A0, A1, A2, A3): r8..r11 += A mod p (as fe64_add4: the
+ * sum less p kept unless that borrows past the carry; rax the carry, rcx,
+ * rdx, r12, r13 the copies, esi and rdi holding p_1 and p_3) */
+#define FE64_P256_ADD(A0, A1, A2, A3)                                                              \
+    "xorl %%eax, %%eax\n\t"                                                                        \
+    "addq " A0 ", %%r8\n\t"                                                                        \
+    "adcq " A1 ", %%r9\n\t"                                                                        \
+    "adcq " A2 ", %%r10\n\t"                                                                       \
+    "adcq " A3 ", %%r11\n\t"                                                                       \
+    "adcq $0, %%rax\n\t"                                                                           \
+    "movq %%r8, %%rcx\n\t"                                                                         \
+    "movq %%r9, %%rdx\n\t"                                                                         \
+    "movq %%r10, %%r12\n\t"                                                                        \
+    "movq %%r11, %%r13\n\t"                                                                        \
+    "subq $-1, %%r8\n\t"                                                                           \
+    "sbbq %%rsi, %%r9\n\t"                                                                         \
+    "sbbq $0, %%r10\n\t"                                                                           \
+    "sbbq %%rdi, %%r11\n\t"                                                                        \
+    "sbbq $0, %%rax\n\t"                                                                           \
+    "cmovcq %%rcx, %%r8\n\t"                                                                       \
+    "cmovcq %%rdx, %%r9\n\t"                                                                       \
+    "cmovcq %%r12, %%r10\n\t"                                                                      \
+    "cmovcq %%r13, %%r11\n\t"
 
 /* fe_p256_tri: r = 3 a mod p (a < p): a + a, then + a, in registers (the
  * alpha = 3 (X - delta) (X + delta) of the doubling, on its longest
@@ -257,28 +247,10 @@ static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
     /* clang-format off */
     __asm__ volatile("movl $0xffffffff, %%esi\n\t"
                      "movabsq $0xffffffff00000001, %%rdi\n\t"
-                     "movq 0(%[a]), %%r8\n\t"
-                     "movq 8(%[a]), %%r9\n\t"
-                     "movq 16(%[a]), %%r10\n\t"
-                     "movq 24(%[a]), %%r11\n\t"
-                     "xorl %%eax, %%eax\n\t"
-                     "addq %%r8, %%r8\n\t"
-                     "adcq %%r9, %%r9\n\t"
-                     "adcq %%r10, %%r10\n\t"
-                     "adcq %%r11, %%r11\n\t"
-                     FE64_P256_ADDFIX("%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11",
-                                      "%%rcx", "%%rdx", "%%r12", "%%r13")
-                     "xorl %%eax, %%eax\n\t"
-                     "addq 0(%[a]), %%r8\n\t"
-                     "adcq 8(%[a]), %%r9\n\t"
-                     "adcq 16(%[a]), %%r10\n\t"
-                     "adcq 24(%[a]), %%r11\n\t"
-                     FE64_P256_ADDFIX("%%rax", "%%rsi", "%%rdi", "%%r8", "%%r9", "%%r10", "%%r11",
-                                      "%%rcx", "%%rdx", "%%r12", "%%r13")
-                     "movq %%r8, 0(%[r])\n\t"
-                     "movq %%r9, 8(%[r])\n\t"
-                     "movq %%r10, 16(%[r])\n\t"
-                     "movq %%r11, 24(%[r])\n\t"
+                     FE64_P256_LOAD("%[a]")
+                     FE64_P256_ADD("%%r8", "%%r9", "%%r10", "%%r11")
+                     FE64_P256_ADD("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])")
+                     FE64_P256_STORE("%[r]")
                      :
                      : [r] "r"(r), [a] "r"(a)
                      : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
@@ -287,15 +259,13 @@ static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
 }
 
 /* fe_p256_half: r = a / 2 mod p (a < p), fe64_half's value: a + p when a
- * is odd (p's limbs from the mask as in fe_p256_sub), shifted right one
- * bit by SHRD with the carry on top. gcc compiles fe64_half's C into
+ * is odd (p's limbs from the mask as in FE64_P256_SUBFIX), shifted right
+ * one bit by SHRD with the carry on top. gcc compiles fe64_half's C into
  * SSE shifts and SETB carry games, about twice the instructions. */
 static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
 {
-    __asm__ volatile("movq 0(%[a]), %%r8\n\t"
-                     "movq 8(%[a]), %%r9\n\t"
-                     "movq 16(%[a]), %%r10\n\t"
-                     "movq 24(%[a]), %%r11\n\t"
+    /* clang-format off */
+    __asm__ volatile(FE64_P256_LOAD("%[a]")
                      "movl %%r8d, %%eax\n\t"
                      "andl $1, %%eax\n\t"
                      "negq %%rax\n\t"
@@ -311,13 +281,11 @@ static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
                      "shrdq $1, %%r10, %%r9\n\t"
                      "shrdq $1, %%r11, %%r10\n\t"
                      "shrdq $1, %%rcx, %%r11\n\t"
-                     "movq %%r8, 0(%[r])\n\t"
-                     "movq %%r9, 8(%[r])\n\t"
-                     "movq %%r10, 16(%[r])\n\t"
-                     "movq %%r11, 24(%[r])\n\t"
+                     FE64_P256_STORE("%[r]")
                      :
                      : [r] "r"(r), [a] "r"(a)
                      : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+    /* clang-format on */
 }
 
 #else
