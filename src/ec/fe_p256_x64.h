@@ -337,12 +337,7 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
  * 2^192 + 2^96 - 1, -p^-1 = 1 mod 2^64, so q is the limb itself: t_i + q
  * (2^64 - 1) = q 2^64, limb i + 1 gets q + q (2^32 - 1) = q 2^32, limb
  * i + 2 nothing, i + 3 and i + 4 the product q p_3). P3 holds p_3 and
- * S32 2^32: q 2^32 and q / 2^32 (its two limbs) as one MULX, not SHLX and
- * SHRX. On Intel cores the shifts issue only on ports 0 and 6, with every
- * ADC, ADCX, ADOX, SBB and CMOV, which bound these kernels; MULX runs on
- * ports 1 and 5 (Xeon family 6 model 167, rdtsc minimum of a lone P-256
- * ECDH 103.4k -> 95.4k, 5 doublings 1222 -> 1110; the latency of a step
- * grows, the throughput wins). The
+ * S32 the shift count 32 (SHLX / SHRX: no copies of q, no flags). The
  * carry out of limb i + 4 is left in rcx as 0 or -1 (SBB) for limb i + 5,
  * the T4 of the next step, which takes it off its high half of q p_3
  * first (that half is at most 2^64 - 2^32: no carry), instead of running
@@ -352,7 +347,8 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     "movq " T0 ", %%rdx\n\t"                                                                       \
     "mulxq " P3 ", %%rax, %%rsi\n\t"                                                               \
     "subq %%rcx, %%rsi\n\t"                                                                        \
-    "mulxq " S32 ", %%rcx, %%rdx\n\t"                                                              \
+    "shlxq " S32 ", %%rdx, %%rcx\n\t"                                                              \
+    "shrxq " S32 ", %%rdx, %%rdx\n\t"                                                              \
     "addq %%rcx, " T1 "\n\t"                                                                       \
     "adcq %%rdx, " T2 "\n\t"                                                                       \
     "adcq %%rax, " T3 "\n\t"                                                                       \
@@ -407,13 +403,13 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     "adcq %%rcx, %%r15\n\t"
 
 /* FE64_P256_REDC_WIDE(P3, S32, STORE): r8..r15 (< p 2^256) / 2^256 mod p:
- * four reduction steps (P3, S32: two free registers, set to p_3 and 2^32), the top
+ * four reduction steps (P3, S32: two free registers, set here), the top
  * word in -rcx, then one subtraction of p kept unless it borrows (rcx - b
  * borrows exactly when the top word 0 - b does); STORE writes r8, r9,
  * rax, rdx to the result. */
 #define FE64_P256_REDC_WIDE(P3, S32, STORE)                                                        \
     "movabsq $0xffffffff00000001, " P3 "\n\t"                                                      \
-    "movabsq $0x100000000, " S32 "\n\t"                                                            \
+    "movq $32, " S32 "\n\t"                                                                        \
     "xorl %%ecx, %%ecx\n\t" FE64_SQR_RED(P3, S32, "%%r8", "%%r9", "%%r10", "%%r11", "%%r12")       \
         FE64_SQR_RED(P3, S32, "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")                          \
             FE64_SQR_RED(P3, S32, "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")                     \
