@@ -4,9 +4,11 @@
  *   EC64_N       the limbs of p and n (4, 6)
  *   EC64_CV      the curve's struct ec64_curve (ec_adx_tab.h)
  *   EC64_FN(x)   x with the curve's suffix (x##_p256)
- *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB
+ *   EC64_P_MUL, EC64_P_SQR, EC64_N_MUL, EC64_ADD, EC64_SUB, EC64_HALF,
+ *   EC64_TRI, EC64_DBL_SUB
  *                (optional): the curve's own multiply and square mod p,
- *                multiply mod n, add and subtract
+ *                multiply mod n, add, subtract, halving, tripling and
+ *                the two subtractions of p_dbl_sub mod p
  *                (fe_p256_x64.h); fe64.h's generic ones else
  * Field elements: N limbs, Montgomery form (R = 2^(64 N)), fully reduced.
  *
@@ -89,6 +91,31 @@ static inline void FN(p_sub)(uint64_t *r, const uint64_t *a, const uint64_t *b)
 #endif
 }
 
+/* p_tri: r = 3 a; p_dbl_sub: x = x - 2 b, then t = b - x (t may be b).
+ * The curve's fused forms keep the values in registers between the
+ * steps, which are on the longest chains of the doubling and addition. */
+static inline void FN(p_tri)(uint64_t *r, const uint64_t *a)
+{
+#ifdef EC64_TRI
+    EC64_TRI(r, a);
+#else
+    FN(fe) t;
+    FN(p_add)(t, a, a);
+    FN(p_add)(r, t, a);
+#endif
+}
+
+static inline void FN(p_dbl_sub)(uint64_t *x, uint64_t *t, const uint64_t *b)
+{
+#ifdef EC64_DBL_SUB
+    EC64_DBL_SUB(x, t, b);
+#else
+    FN(p_sub)(x, x, b);
+    FN(p_sub)(x, x, b);
+    FN(p_sub)(t, b, x);
+#endif
+}
+
 /* p_inv: r = a^-1 R (a R in; 0 -> 0) by divsteps (ec_adx_inv.h), which
  * give (a R)^-1 = a^-1 R^-1, times R^3 in a Montgomery product. n_inv: the
  * same mod n. */
@@ -161,7 +188,13 @@ static void FN(n_inv_vt)(uint64_t *r, const uint64_t *a)
 #define FP_SQR(r, a) FN(p_sqr)(r, a)
 #define FP_ADD(r, a, b) FN(p_add)(r, a, b)
 #define FP_SUB(r, a, b) FN(p_sub)(r, a, b)
+#define FP_TRI(r, a) FN(p_tri)(r, a)
+#define FP_DBL_SUB(x, t, b) FN(p_dbl_sub)(x, t, b)
+#ifdef EC64_HALF
+#define FP_HALF(r, a) EC64_HALF(r, a)
+#else
 #define FP_HALF(r, a) fe64_half(r, a, CV->p, N)
+#endif
 
 /* add_tail: the common end of RCB algorithms 4 and 5 (see ec_kern.c's
  * add_tail, the same steps): r may alias P or Q. */
@@ -253,14 +286,11 @@ static void FN(jdbl_n)(struct FN(pt) * r, const struct FN(pt) * p, unsigned n)
         FP_SQR(s, y2);
         FP_MUL(alpha, alpha, t);
         FP_MUL(b, x, s);
-        FP_ADD(t, alpha, alpha);
-        FP_ADD(alpha, alpha, t);
+        FP_TRI(alpha, alpha);
         FP_SQR(s, s);
         FP_HALF(s, s); /* 8 gamma^2 */
         FP_SQR(x, alpha);
-        FP_SUB(x, x, b);
-        FP_SUB(x, x, b);
-        FP_SUB(t, b, x);
+        FP_DBL_SUB(x, t, b);
         FP_MUL(t, alpha, t);
         FP_SUB(y, t, s);
     }
@@ -285,9 +315,7 @@ static void FN(jadd_tail)(struct FN(pt) * r, const uint64_t *u1, const uint64_t 
     FP_MUL(v, u1, hh);
     FP_SQR(x3, rr);
     FP_SUB(x3, x3, hhh);
-    FP_SUB(x3, x3, v);
-    FP_SUB(x3, x3, v);
-    FP_SUB(v, v, x3);
+    FP_DBL_SUB(x3, v, v);
     FP_MUL(v, rr, v);
     FP_MUL(hhh, s1, hhh);
     FP_SUB(r->y, v, hhh);
@@ -408,6 +436,8 @@ static void FN(cneg)(uint64_t *y, uint64_t mask)
 #undef FP_SQR
 #undef FP_ADD
 #undef FP_SUB
+#undef FP_TRI
+#undef FP_DBL_SUB
 #undef FP_HALF
 
 /* ------------------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * and ADOX (GCC inline assembly: gcc 12 builds one carry chain from the
  * intrinsics, these two chains interleaved), R = 2^256, inputs and result
  * fully reduced: the EC64_P_MUL / EC64_P_SQR leaves of ec_adx_curve.h for
- * P-256's p, and fe64_mont_mul4 for any 4-limb odd modulus (P-256's n).
+ * P-256's p (with its subtraction, halving and the fused forms of the
+ * doubling), and fe64_mont_mul4 for any 4-limb odd modulus (P-256's n).
  * p = 2^256 - 2^224 + 2^192 + 2^96 - 1 has -p^-1 = 1 mod 2^64: the quotient
  * digit of each reduction step is the low limb itself (no multiply).
  *
@@ -136,37 +137,155 @@ static inline void fe64_add4(uint64_t *r, const uint64_t *a, const uint64_t *b, 
                      : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
-/* fe64_sub4: r = a - b mod m (4 limbs, a, b < m). */
-static inline void fe64_sub4(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m)
+/* FE64_P256_LOAD(P), FE64_P256_STORE(P): r8..r11 from and to the limbs
+ * at the pointer operand P */
+#define FE64_P256_LOAD(P)                                                                          \
+    "movq 0(" P "), %%r8\n\t"                                                                      \
+    "movq 8(" P "), %%r9\n\t"                                                                      \
+    "movq 16(" P "), %%r10\n\t"                                                                    \
+    "movq 24(" P "), %%r11\n\t"
+#define FE64_P256_STORE(P)                                                                         \
+    "movq %%r8, 0(" P ")\n\t"                                                                      \
+    "movq %%r9, 8(" P ")\n\t"                                                                      \
+    "movq %%r10, 16(" P ")\n\t"                                                                    \
+    "movq %%r11, 24(" P ")\n\t"
+
+/* FE64_P256_SUBFIX(X0, X1, X2, X3): after X = u - v with the borrow in
+ * CF, add p back on a borrow, its limbs from the borrow mask (p_0 the
+ * mask, p_1 its low half, p_2 zero, p_3 the mask and p_3; rax, rcx and
+ * rdx scratch): no loads of p, five instructions fewer than the mask and
+ * four loads of a generic form (fewer uops: the doubling is throughput
+ * bound) */
+#define FE64_P256_SUBFIX(X0, X1, X2, X3)                                                           \
+    "sbbq %%rax, %%rax\n\t"                                                                        \
+    "movl %%eax, %%ecx\n\t"                                                                        \
+    "movabsq $0xffffffff00000001, %%rdx\n\t"                                                       \
+    "andq %%rax, %%rdx\n\t"                                                                        \
+    "addq %%rax, " X0 "\n\t"                                                                       \
+    "adcq %%rcx, " X1 "\n\t"                                                                       \
+    "adcq $0, " X2 "\n\t"                                                                          \
+    "adcq %%rdx, " X3 "\n\t"
+
+/* FE64_P256_SUB(P): r8..r11 -= the limbs at P mod p */
+#define FE64_P256_SUB(P)                                                                           \
+    "subq 0(" P "), %%r8\n\t"                                                                      \
+    "sbbq 8(" P "), %%r9\n\t"                                                                      \
+    "sbbq 16(" P "), %%r10\n\t"                                                                    \
+    "sbbq 24(" P "), %%r11\n\t" FE64_P256_SUBFIX("%%r8", "%%r9", "%%r10", "%%r11")
+
+/* fe_p256_sub: r = a - b mod p (a, b < p). */
+static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
-    __asm__ volatile("movq 0(%[a]), %%r8\n\t"
-                     "movq 8(%[a]), %%r9\n\t"
-                     "movq 16(%[a]), %%r10\n\t"
-                     "movq 24(%[a]), %%r11\n\t"
-                     "subq 0(%[b]), %%r8\n\t"
-                     "sbbq 8(%[b]), %%r9\n\t"
-                     "sbbq 16(%[b]), %%r10\n\t"
-                     "sbbq 24(%[b]), %%r11\n\t"
-                     "sbbq %%rax, %%rax\n\t"
-                     "movq 0(%[m]), %%rdx\n\t"
-                     "movq 8(%[m]), %%rcx\n\t"
-                     "movq 16(%[m]), %%rsi\n\t"
-                     "movq 24(%[m]), %%rdi\n\t"
-                     "andq %%rax, %%rdx\n\t"
-                     "andq %%rax, %%rcx\n\t"
-                     "andq %%rax, %%rsi\n\t"
-                     "andq %%rax, %%rdi\n\t"
-                     "addq %%rdx, %%r8\n\t"
-                     "adcq %%rcx, %%r9\n\t"
-                     "adcq %%rsi, %%r10\n\t"
-                     "adcq %%rdi, %%r11\n\t"
-                     "movq %%r8, 0(%[r])\n\t"
-                     "movq %%r9, 8(%[r])\n\t"
-                     "movq %%r10, 16(%[r])\n\t"
-                     "movq %%r11, 24(%[r])\n\t"
+    __asm__ volatile(FE64_P256_LOAD("%[a]") FE64_P256_SUB("%[b]") FE64_P256_STORE("%[r]")
                      :
-                     : [r] "r"(r), [a] "r"(a), [b] "r"(b), [m] "r"(m)
-                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc", "memory");
+                     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
+                     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
+/* fe_p256_dbl_sub: x = x - 2 b, then t = b - x mod p (x, b < p; t may be
+ * b), the steps X' = alpha^2 - 2 B, B - X' of the doubling in one block:
+ * x stays in registers, no stores and loads between the three
+ * subtractions (they are on the doubling's longest chain). x is both
+ * input and output: with four pointers and these eleven registers, -O0
+ * builds (rbp the frame pointer) have none left. */
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
+{
+    /* clang-format off */
+    __asm__ volatile(FE64_P256_LOAD("%[x]")
+                     FE64_P256_SUB("%[b]")
+                     FE64_P256_SUB("%[b]")
+                     FE64_P256_STORE("%[x]")
+                     "movq 0(%[b]), %%rsi\n\t"
+                     "movq 8(%[b]), %%rdi\n\t"
+                     "movq 16(%[b]), %%r12\n\t"
+                     "movq 24(%[b]), %%r13\n\t"
+                     "subq %%r8, %%rsi\n\t"
+                     "sbbq %%r9, %%rdi\n\t"
+                     "sbbq %%r10, %%r12\n\t"
+                     "sbbq %%r11, %%r13\n\t"
+                     FE64_P256_SUBFIX("%%rsi", "%%rdi", "%%r12", "%%r13")
+                     "movq %%rsi, 0(%[t])\n\t"
+                     "movq %%rdi, 8(%[t])\n\t"
+                     "movq %%r12, 16(%[t])\n\t"
+                     "movq %%r13, 24(%[t])\n\t"
+                     :
+                     : [x] "r"(x), [t] "r"(t), [b] "r"(b)
+                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+                       "cc", "memory");
+    /* clang-format on */
+}
+
+/* FE64_P256_ADD(A0, A1, A2, A3): r8..r11 += A mod p (as fe64_add4: the
+ * sum less p kept unless that borrows past the carry; rax the carry, rcx,
+ * rdx, r12, r13 the copies, esi and rdi holding p_1 and p_3) */
+#define FE64_P256_ADD(A0, A1, A2, A3)                                                              \
+    "xorl %%eax, %%eax\n\t"                                                                        \
+    "addq " A0 ", %%r8\n\t"                                                                        \
+    "adcq " A1 ", %%r9\n\t"                                                                        \
+    "adcq " A2 ", %%r10\n\t"                                                                       \
+    "adcq " A3 ", %%r11\n\t"                                                                       \
+    "adcq $0, %%rax\n\t"                                                                           \
+    "movq %%r8, %%rcx\n\t"                                                                         \
+    "movq %%r9, %%rdx\n\t"                                                                         \
+    "movq %%r10, %%r12\n\t"                                                                        \
+    "movq %%r11, %%r13\n\t"                                                                        \
+    "subq $-1, %%r8\n\t"                                                                           \
+    "sbbq %%rsi, %%r9\n\t"                                                                         \
+    "sbbq $0, %%r10\n\t"                                                                           \
+    "sbbq %%rdi, %%r11\n\t"                                                                        \
+    "sbbq $0, %%rax\n\t"                                                                           \
+    "cmovcq %%rcx, %%r8\n\t"                                                                       \
+    "cmovcq %%rdx, %%r9\n\t"                                                                       \
+    "cmovcq %%r12, %%r10\n\t"                                                                      \
+    "cmovcq %%r13, %%r11\n\t"
+
+/* fe_p256_tri: r = 3 a mod p (a < p): a + a, then + a, in registers (the
+ * alpha = 3 (X - delta) (X + delta) of the doubling, on its longest
+ * chain). */
+static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
+{
+    /* clang-format off */
+    __asm__ volatile("movl $0xffffffff, %%esi\n\t"
+                     "movabsq $0xffffffff00000001, %%rdi\n\t"
+                     FE64_P256_LOAD("%[a]")
+                     FE64_P256_ADD("%%r8", "%%r9", "%%r10", "%%r11")
+                     FE64_P256_ADD("0(%[a])", "8(%[a])", "16(%[a])", "24(%[a])")
+                     FE64_P256_STORE("%[r]")
+                     :
+                     : [r] "r"(r), [a] "r"(a)
+                     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+                       "cc", "memory");
+    /* clang-format on */
+}
+
+/* fe_p256_half: r = a / 2 mod p (a < p), fe64_half's value: a + p when a
+ * is odd (p's limbs from the mask as in FE64_P256_SUBFIX), shifted right
+ * one bit by SHRD with the carry on top. gcc compiles fe64_half's C into
+ * SSE shifts and SETB carry games, about twice the instructions. */
+static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
+{
+    /* clang-format off */
+    __asm__ volatile(FE64_P256_LOAD("%[a]")
+                     "movl %%r8d, %%eax\n\t"
+                     "andl $1, %%eax\n\t"
+                     "negq %%rax\n\t"
+                     "movl %%eax, %%ecx\n\t"
+                     "movabsq $0xffffffff00000001, %%rdx\n\t"
+                     "andq %%rax, %%rdx\n\t"
+                     "addq %%rax, %%r8\n\t"
+                     "adcq %%rcx, %%r9\n\t"
+                     "adcq $0, %%r10\n\t"
+                     "adcq %%rdx, %%r11\n\t"
+                     "sbbq %%rcx, %%rcx\n\t"
+                     "shrdq $1, %%r9, %%r8\n\t"
+                     "shrdq $1, %%r10, %%r9\n\t"
+                     "shrdq $1, %%r11, %%r10\n\t"
+                     "shrdq $1, %%rcx, %%r11\n\t"
+                     FE64_P256_STORE("%[r]")
+                     :
+                     : [r] "r"(r), [a] "r"(a)
+                     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+    /* clang-format on */
 }
 
 #else
@@ -176,9 +295,28 @@ static inline void fe64_add4(uint64_t *r, const uint64_t *a, const uint64_t *b, 
     fe64_add(r, a, b, m, 4);
 }
 
-static inline void fe64_sub4(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m)
+static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
 {
-    fe64_sub(r, a, b, m, 4);
+    fe64_sub(r, a, b, ec64_p256.p, 4);
+}
+
+static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
+{
+    fe64_half(r, a, ec64_p256.p, 4);
+}
+
+static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
+{
+    fe_p256_sub(x, x, b);
+    fe_p256_sub(x, x, b);
+    fe_p256_sub(t, b, x);
+}
+
+static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
+{
+    uint64_t t[4];
+    fe64_add(t, a, a, ec64_p256.p, 4);
+    fe64_add(r, t, a, ec64_p256.p, 4);
 }
 
 static inline void fe64_mont_mul4(uint64_t *r, const uint64_t *a, const uint64_t *b,
@@ -199,7 +337,11 @@ static inline void fe_p256_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
  * 2^192 + 2^96 - 1, -p^-1 = 1 mod 2^64, so q is the limb itself: t_i + q
  * (2^64 - 1) = q 2^64, limb i + 1 gets q + q (2^32 - 1) = q 2^32, limb
  * i + 2 nothing, i + 3 and i + 4 the product q p_3). P3 holds p_3 and
- * S32 the shift count 32 (SHLX / SHRX: no copies of q, no flags). The
+ * S32 the shift count 32 (SHLX / SHRX: no copies of q, no flags; one
+ * MULX by 2^32 for both halves was 8% faster on the Xeon family 6 model
+ * 167, where the shifts share ports 0 and 6 with the carry chains, but it
+ * adds 4 MULX to the 20 of a product, and on Zen 3 the MULX issue rate
+ * bounds the product (stop 34's measurements): not taken). The
  * carry out of limb i + 4 is left in rcx as 0 or -1 (SBB) for limb i + 5,
  * the T4 of the next step, which takes it off its high half of q p_3
  * first (that half is at most 2^64 - 2^32: no carry), instead of running
