@@ -207,9 +207,13 @@ typedef enum mbc_tier {
  * decide by properties, not by comparing names.
  *  name      as mbc_impl_name gives it: for display
  *  tier      its kind of kernel
- *  lanes     the requests one pass of its batch kernel computes (8 for the
- *            8-lane kernels of RSA, EC and X25519; 1 for AES-GCM, whose
- *            calls take one message)
+ *  lanes     the requests one pass of its kernels computes: 8 for the
+ *            8-lane kernels (RSA; EC and X25519 on "ifma"); 1 where every
+ *            request runs alone (EC and X25519 on "adx" and "c", whose
+ *            calls run their requests one by one, and AES-GCM, whose calls
+ *            take one message). The OpenSSL provider and ENGINE do not
+ *            pause an ASYNC job for a request of one lane: no other
+ *            request could share its pass
  *  fast_ops  the operations it was measured to run at least at OpenSSL's
  *            speed, which the OpenSSL provider's and ENGINE's "auto" serve:
  *            bit (1u << op) for each mbc_job_op op of the family, and for

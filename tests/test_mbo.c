@@ -267,7 +267,8 @@ static int hand_off_in_job(struct hand_off_call *c)
  * counts) under "auto" alone, outside ASYNC jobs, for an operation whose
  * lone path the selected implementation does not list; never for an
  * explicit setting; inside a job only what the lone-request rule runs at
- * once (test_lone_at_once; here the thread has no streak). */
+ * once (test_lone_at_once; here the thread has no streak) and a one-lane
+ * family's requests (test_runs_alone). */
 static void test_hand_off(void **state)
 {
     (void)state;
@@ -302,11 +303,13 @@ static void test_hand_off(void **state)
         for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
             struct hand_off_call *c = &calls[i];
             const int want = s == 0 && !mbc_impl_lone(c->alg, c->op, c->bits);
+            /* In a job only a one-lane family's (it would run at once). */
+            const int in_job = want && mbo_one_lane(c->alg);
             const uint64_t n = ctr(MBO_CTR_HANDED_OFF);
             assert_int_equal(mbo_hand_off(c->alg, c->op, c->bits), want);
             assert_int_equal(ctr(MBO_CTR_HANDED_OFF), n + (uint64_t)want);
-            assert_int_equal(hand_off_in_job(c), 0);
-            assert_int_equal(ctr(MBO_CTR_HANDED_OFF), n + (uint64_t)want);
+            assert_int_equal(hand_off_in_job(c), in_job);
+            assert_int_equal(ctr(MBO_CTR_HANDED_OFF), n + (uint64_t)(want + in_job));
         }
     }
     if (saved != NULL) {
@@ -446,9 +449,16 @@ static void test_lone_at_once(void **state)
     mbo_policy_setup("auto");
     struct hand_off_call ecdh = {MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255, 0};
     struct hand_off_call p384 = {MBC_ALG_EC, MBC_OP_ECDSA_SIGN, 384, 0};
+    if (mbo_one_lane(MBC_ALG_X25519) || mbo_one_lane(MBC_ALG_EC)) {
+        /* One lane (no IFMA): their requests run at once apart from the
+         * rule (test_runs_alone); RSA, 8 lanes on every tier, takes their
+         * place (its portable lone path is not claimed). */
+        ecdh = (struct hand_off_call){MBC_ALG_RSA, MBC_OP_RSA_PRIVATE, 2048, 0};
+        p384 = (struct hand_off_call){MBC_ALG_RSA, MBC_OP_RSA_PUBLIC, 2048, 0};
+    }
     const int claimed = mbc_impl_lone(p384.alg, p384.op, p384.bits);
     const uint64_t handed = ctr(MBO_CTR_HANDED_OFF);
-    assert_false(mbc_impl_lone(ecdh.alg, ecdh.op, ecdh.bits)); /* X25519 derive */
+    assert_false(mbc_impl_lone(ecdh.alg, ecdh.op, ecdh.bits)); /* X25519 derive (RSA) */
     assert_int_equal(hand_off_in_job(&ecdh), 1);
     assert_int_equal(hand_off_in_job(&p384), !claimed);
     assert_int_equal(hand_off_in_job(&ecdh), 1);
@@ -515,6 +525,153 @@ static void test_lone_at_once(void **state)
         assert_int_equal(lone_job(1), ASYNC_PAUSE);
     }
     assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+    mbo_set_lone_at_once(1);
+}
+
+/* Key generations through mbo_run_jobs in one ASYNC job: an X25519 key
+ * pair and a P-256 one (n of them), and an ML-KEM-768 one (8 lanes on
+ * every tier) beside them when mixed. */
+struct gen_call {
+    int mixed;
+    mbc_job job[4];
+    size_t n;
+    uint8_t x_priv[MBC_X25519_LEN], x_pub[MBC_X25519_LEN];
+    uint8_t ec_d[32], ec_point[65];
+    uint8_t ek[MBC_MLKEM768_EK_LEN], dk[MBC_MLKEM768_DK_LEN];
+    mbc_err err;
+};
+
+static void gen_init(struct gen_call *g, int mixed)
+{
+    memset(g, 0, sizeof(*g));
+    g->mixed = mixed;
+    g->job[0] = (mbc_job){.op = MBC_OP_X25519_KEYGEN,
+                          .out = g->x_priv,
+                          .out_len = sizeof(g->x_priv),
+                          .out2 = g->x_pub,
+                          .out2_len = sizeof(g->x_pub)};
+    g->job[1] = (mbc_job){.op = MBC_OP_EC_KEYGEN_P256,
+                          .out = g->ec_d,
+                          .out_len = sizeof(g->ec_d),
+                          .out2 = g->ec_point,
+                          .out2_len = sizeof(g->ec_point)};
+    g->n = 2;
+    if (mixed) {
+        g->job[g->n++] = (mbc_job){.op = MBC_OP_MLKEM768_KEYGEN,
+                                   .out = g->ek,
+                                   .out_len = sizeof(g->ek),
+                                   .out2 = g->dk,
+                                   .out2_len = sizeof(g->dk)};
+    }
+}
+
+static void gen_check(const struct gen_call *g)
+{
+    assert_int_equal(g->err, MBC_OK);
+    uint8_t pub[MBC_X25519_LEN];
+    assert_int_equal(mbc_x25519_public_key(pub, g->x_priv), MBC_OK);
+    assert_memory_equal(pub, g->x_pub, sizeof(pub));
+    if (g->n >= 2) {
+        mbc_ec_pub_key *k = NULL;
+        assert_int_equal(mbc_ec_pub_key_new(&k, MBC_CURVE_P256, g->ec_point, sizeof(g->ec_point)),
+                         MBC_OK);
+        mbc_ec_pub_key_free(k);
+    }
+}
+
+static int gen_job(void *arg)
+{
+    struct gen_call *g = *(struct gen_call **)arg;
+    mbc_job *jobs[4];
+    for (size_t i = 0; i < g->n; i++) {
+        jobs[i] = &g->job[i];
+    }
+    g->err = mbo_run_jobs(jobs, g->n);
+    return 1;
+}
+
+/* gen_in_job: g's call in an ASYNC job with a wait context, run to the
+ * end; returns what its first start gave (ASYNC_PAUSE or ASYNC_FINISH)
+ * and sets *fd to the job's wait fd (-1: it never paused). */
+static int gen_in_job(struct gen_call *g, int *fd)
+{
+    ASYNC_WAIT_CTX *w = ASYNC_WAIT_CTX_new();
+    ASYNC_JOB *job = NULL;
+    int ret = 0;
+    assert_non_null(w);
+    const int first = ASYNC_start_job(&job, w, &ret, gen_job, &g, sizeof(g));
+    struct job view = {.ctx = w};
+    *fd = job_fd(&view);
+    int st = first;
+    while (st == ASYNC_PAUSE) {
+        st = ASYNC_start_job(&job, w, &ret, gen_job, &g, sizeof(g));
+    }
+    assert_int_equal(st, ASYNC_FINISH);
+    ASYNC_WAIT_CTX_free(w);
+    gen_check(g);
+    return first;
+}
+
+/* Requests of families whose implementation runs requests one by one
+ * (lanes == 1: EC and X25519 once IFMA is removed, on adx or the portable
+ * tier) run at once inside a job, every time: no pause, no wait fd, each
+ * counted as at once, with the lone-request rule off (it plays no part).
+ * A call that also holds a request of an 8-lane family (ML-KEM) pauses as
+ * one and batches. Under "auto", such a request is one that mbo_hand_off
+ * may hand to OpenSSL inside a job (X25519 derive: its lone path is not
+ * claimed). With IFMA (this CPU natively), the same call pauses. */
+static void test_runs_alone(void **state)
+{
+    (void)state;
+    mbo_set_lone_at_once(0);
+    const uint64_t all = mbc_cpu_restrict(~0ull);
+    mbc_cpu_restrict(all & ~MBC_CPU_AVX512IFMA);
+    assert_true(mbo_one_lane(MBC_ALG_EC));
+    assert_true(mbo_one_lane(MBC_ALG_X25519));
+    assert_false(mbo_one_lane(MBC_ALG_MLKEM));
+    assert_false(mbo_one_lane(MBC_ALG_RSA));
+    struct gen_call g;
+    int fd;
+    const uint64_t pauses = ctr(MBO_CTR_ASYNC_PAUSES), at_once = ctr(MBO_CTR_ASYNC_AT_ONCE);
+    uint64_t n = 0;
+    for (int i = 0; i < 6; i++) {
+        gen_init(&g, 0);
+        g.n = i % 3 == 0 ? 1 : 2; /* X25519 alone, or X25519 with P-256 */
+        assert_int_equal(gen_in_job(&g, &fd), ASYNC_FINISH);
+        assert_int_equal(fd, -1);
+        n += g.n;
+        assert_int_equal(ctr(MBO_CTR_ASYNC_PAUSES), pauses);
+        assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+    }
+    gen_init(&g, 1);
+    assert_int_equal(gen_in_job(&g, &fd), ASYNC_PAUSE);
+    assert_true(fd >= 0);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_PAUSES), pauses + 1);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n);
+
+    const char *env = getenv(MBO_SERVE_ENV);
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv(MBO_SERVE_ENV);
+    mbo_policy_setup("auto");
+    struct hand_off_call derive = {MBC_ALG_X25519, MBC_OP_X25519_DERIVE, 255, 0};
+    const uint64_t handed = ctr(MBO_CTR_HANDED_OFF);
+    assert_false(mbc_impl_lone(derive.alg, derive.op, derive.bits));
+    assert_int_equal(hand_off_in_job(&derive), 1);
+    assert_int_equal(ctr(MBO_CTR_HANDED_OFF), handed + 1);
+    assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n + 1);
+    if (saved != NULL) {
+        setenv(MBO_SERVE_ENV, saved, 1);
+        free(saved);
+    }
+    mbo_policy_setup(NULL);
+
+    mbc_cpu_restrict(all);
+    if (!mbo_one_lane(MBC_ALG_X25519)) {
+        gen_init(&g, 0);
+        assert_int_equal(gen_in_job(&g, &fd), ASYNC_PAUSE);
+        assert_int_equal(ctr(MBO_CTR_ASYNC_PAUSES), pauses + 2);
+        assert_int_equal(ctr(MBO_CTR_ASYNC_AT_ONCE), at_once + n + 1);
+    }
     mbo_set_lone_at_once(1);
 }
 
@@ -1074,7 +1231,7 @@ int main(void)
         cmocka_unit_test(test_fork),          cmocka_unit_test(test_counters_file),
         cmocka_unit_test(test_gcm_aead),      cmocka_unit_test(test_gcm_tls),
         cmocka_unit_test(test_lone_at_once),  cmocka_unit_test(test_gcm_rekey),
-        cmocka_unit_test(test_gcm_oneshot),
+        cmocka_unit_test(test_gcm_oneshot),   cmocka_unit_test(test_runs_alone),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -26,6 +26,15 @@
  * run at once (on the sync manager, as outside a job); every LONE_PROBE-th
  * such call pauses still, to learn whether requests meet again: one that
  * meets another ends the streak, and every request pauses again.
+ *
+ * One-lane implementations: requests whose family is served by an
+ * implementation that runs requests one by one (mbc_impl_info's lanes == 1:
+ * the scalar adx tiers of EC and X25519 on CPUs without IFMA, the portable
+ * ones) would wait an event-loop round to run alone all the same, so they
+ * run at once on the sync manager, counted as async-at-once, without
+ * touching the rule's streak or probes. A call whose jobs are not all such
+ * (a hybrid's X25519 part beside its ML-KEM part) pauses as one: it waits
+ * for its batched part anyway, and its one-lane parts wait with it.
  */
 #include <errno.h>
 #include <sched.h>
@@ -318,16 +327,68 @@ int mbo_batching(void)
     return aj != NULL && ASYNC_get_wait_ctx(aj) != NULL;
 }
 
-int mbo_lone_now(void)
+int mbo_one_lane(mbc_alg alg)
+{
+    const mbc_impl_info *info = mbc_impl_get_info(alg);
+    return info != NULL && info->lanes == 1;
+}
+
+/* one_lane_jobs: whether every one of the n jobs is of a family that
+ * mbo_one_lane says runs its requests one by one (an unknown op: no, the
+ * manager refuses it). */
+static int one_lane_jobs(mbc_job *const jobs[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        mbc_alg alg;
+        switch (jobs[i]->op) {
+        case MBC_OP_RSA_PRIVATE:
+        case MBC_OP_RSA_PUBLIC:
+            alg = MBC_ALG_RSA;
+            break;
+        case MBC_OP_ECDSA_SIGN:
+        case MBC_OP_ECDSA_VERIFY:
+        case MBC_OP_ECDH:
+        case MBC_OP_EC_KEYGEN_P256:
+        case MBC_OP_EC_KEYGEN_P384:
+            alg = MBC_ALG_EC;
+            break;
+        case MBC_OP_X25519_DERIVE:
+        case MBC_OP_X25519_KEYGEN:
+        case MBC_OP_X25519_PUBLIC_KEY:
+            alg = MBC_ALG_X25519;
+            break;
+        case MBC_OP_MLKEM768_KEYGEN:
+        case MBC_OP_MLKEM768_KEYGEN_SEED:
+        case MBC_OP_MLKEM768_ENCAPS:
+        case MBC_OP_MLKEM768_DECAPS:
+            alg = MBC_ALG_MLKEM;
+            break;
+        default:
+            return 0;
+        }
+        if (!mbo_one_lane(alg)) {
+            return 0;
+        }
+    }
+    return n > 0;
+}
+
+int mbo_lone_now(mbc_alg alg)
 {
     struct mbo_thread *t = mbo_batching() ? mbo_thread_get() : NULL;
-    /* The next request runs at once unless it is the probe: the decision
-     * lone_run_at_once would make, taken here for the request. */
-    if (t == NULL || !lone_streak(mbo_thread_mgr(t, 0), mbo_max_wait_us()) ||
-        lone.at_once + 1 >= LONE_PROBE + lone.interval) {
+    if (t == NULL) {
         return 0;
     }
-    lone.at_once++;
+    /* The next request runs at once if its implementation has one lane, or
+     * if the rule runs it at once and it is not the probe: the decision
+     * mbo_run_jobs would make, taken here for the request. */
+    if (!mbo_one_lane(alg)) {
+        if (!lone_streak(mbo_thread_mgr(t, 0), mbo_max_wait_us()) ||
+            lone.at_once + 1 >= LONE_PROBE + lone.interval) {
+            return 0;
+        }
+        lone.at_once++;
+    }
     mbo_count(MBO_CTR_ASYNC_AT_ONCE, 1);
     return 1;
 }
@@ -366,6 +427,10 @@ mbc_err mbo_run_jobs(mbc_job *const jobs[], size_t n)
     if (ctx == NULL) {
         /* No job, or no way to wake one: the single-request path now. */
         return at_once(t, jobs, n, &req, aj != NULL);
+    }
+    if (one_lane_jobs(jobs, n)) {
+        mbo_count(MBO_CTR_ASYNC_AT_ONCE, n);
+        return at_once(t, jobs, n, &req, 1);
     }
     mbc_mgr *mgr = mbo_thread_mgr(t, 0);
     const uint32_t max_wait = mbo_max_wait_us();

@@ -131,9 +131,10 @@ unsigned mbo_policy(void);
  * (fast_ops), so without this a program that never uses ASYNC jobs would
  * get the slower lone path. Counted as sync-handed-off when it answers 1.
  * An explicit setting ("all", a list) never hands off: it asks for
- * mbcrypto's code. Inside a job (mbo_batching() is 1), a request that the
- * lone-request rule (below) would run at once, and not as its probe, is
- * handed off too (mbo_lone_now): it would run alone all the same.
+ * mbcrypto's code. Inside a job (mbo_batching() is 1), a request that
+ * would run at once (mbo_lone_now: alg's implementation has one lane, or
+ * the lone-request rule below runs it at once and not as its probe) is
+ * handed off too: it would run alone all the same.
  */
 int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits);
 
@@ -168,7 +169,8 @@ enum mbo_counter {
     MBO_CTR_MLKEM_ENCAPS,  /* ML-KEM-768 encapsulations */
     MBO_CTR_MLKEM_DECAPS,  /* ML-KEM-768 decapsulations */
     MBO_CTR_ASYNC_AT_ONCE, /* requests in ASYNC jobs run at once by the
-                            * lone-request rule (mbo_run, mbo_lone_now) */
+                            * lone-request rule or as one-lane requests
+                            * (mbo_run, mbo_lone_now) */
     MBO_CTR_HANDED_OFF,    /* requests handed to OpenSSL's implementation
                             * (mbo_hand_off): outside ASYNC jobs, and in
                             * them when run at once (also async-at-once) */
@@ -219,7 +221,10 @@ size_t mbo_threads_live(void);
  * Outside an OpenSSL ASYNC job, or in one without a wait context: on the
  * calling thread's sync manager, at once (the single-request path).
  *
- * Inside an ASYNC job: the job goes to the thread's batch manager. If that
+ * Inside an ASYNC job, a request of a family whose implementation runs
+ * requests one by one (mbo_one_lane) runs at once, as outside a job, counted
+ * as async-at-once: no pause would let others join it. Otherwise the job
+ * goes to the thread's batch manager. If that
  * submit filled its class, the batch ran and mbo_run returns. Otherwise the
  * ASYNC job pauses (ASYNC_pause_job) after making its wait fd readable at
  * once: the event loop resumes it on its next round, after whatever else
@@ -242,7 +247,9 @@ mbc_err mbo_run(mbc_job *job);
  * submitted together, in order, and waited for together, so inside an
  * ASYNC job they cost one pause (none when their submits filled every
  * class they joined), not one each; with the lone-request rule they all
- * run at once or all pause. The jobs must not depend on each other's
+ * run at once or all pause. They run at once when every one is of a
+ * one-lane family (mbo_one_lane); one batched job among them (a hybrid's
+ * ML-KEM part) makes them all pause. The jobs must not depend on each other's
  * outputs. Returns the first error of the jobs in their order (each job's
  * own status is in it), MBC_OK when every one succeeded; MBC_ERR_NO_MEMORY
  * when no thread state or stack could be had (no job run). Counted as
@@ -301,19 +308,28 @@ void mbo_max_wait_setup(const char *cfg);
  * paused request that meets another ends the streak (the interval back to
  * 4). So one connection at a time does not pay an event-loop round per
  * request, and concurrent ones batch again from the next probe on. mbo_set_lone_at_once(0) turns it
- * off (every request pauses, as described above; tests that count pauses),
- * 1 on; either resets the calling thread's streak. The environment variable
+ * off (every request pauses, as described above, but one-lane ones:
+ * mbo_one_lane; tests that count pauses), 1 on; either resets the calling
+ * thread's streak. The environment variable
  * MBCRYPTO_LONE_AT_ONCE=0, read at the first mbo_init, turns it off too.
  */
 #define MBO_LONE_ENV "MBCRYPTO_LONE_AT_ONCE"
 void mbo_set_lone_at_once(int on);
 
+/* mbo_one_lane: whether the implementation selected for alg runs requests
+ * one by one (mbc_impl_info's lanes == 1: EC and X25519 on the adx and the
+ * portable tiers), so that a request waiting for others gains nothing.
+ * Then mbo_run runs the family's requests at once inside ASYNC jobs too. */
+int mbo_one_lane(mbc_alg alg);
+
 /* mbo_lone_now: inside an ASYNC job with a wait context, whether the
- * lone-request rule would run the thread's next request at once, and not as
- * its probe; if so (1) that request is taken as one run at once (toward
- * the probe, counted as async-at-once) and the caller runs it elsewhere,
- * never through mbo_run. 0 outside a job and while the rule is off. */
-int mbo_lone_now(void);
+ * thread's next request of alg would run at once: alg is one-lane
+ * (mbo_one_lane), or the lone-request rule would run it at once and not as
+ * its probe; if so (1) that request is taken as one run at once (counted
+ * as async-at-once; by the rule: toward the probe) and the caller runs it
+ * elsewhere, never through mbo_run. 0 outside a job, and for a family of
+ * more lanes while the rule is off. */
+int mbo_lone_now(mbc_alg alg);
 
 /* mbo_batching: whether a request mbo_run takes now would go to the
  * thread's batch manager: inside an OpenSSL ASYNC job with a wait context

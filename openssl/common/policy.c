@@ -149,7 +149,7 @@ void mbo_policy_setup(const char *cfg)
 int mbo_hand_off(mbc_alg alg, mbc_job_op op, unsigned bits)
 {
     if (!__atomic_load_n(&by_auto, __ATOMIC_RELAXED) || mbc_impl_lone(alg, op, bits) ||
-        (mbo_batching() && !mbo_lone_now())) {
+        (mbo_batching() && !mbo_lone_now(alg))) {
         return 0;
     }
     mbo_count(MBO_CTR_HANDED_OFF, 1);

@@ -30,7 +30,9 @@
  * scalar, whose public key and secret are then two requests of the same
  * round) come from OpenSSL's random generator, as the default provider's.
  * P-256's ephemeral key pair is a request of its own before its secret's
- * (its key object needs the point): that encapsulation takes two rounds.
+ * (its key object needs the point): that encapsulation takes two rounds
+ * (one where EC's implementation has one lane: the secret's ECDH alone
+ * runs at once, mbo_run_jobs).
  */
 #include <string.h>
 

@@ -13,7 +13,8 @@
  * 4.0 ms. The 8-lane portable kernels remain the oracle of the IFMA ones
  * (same source, same digits), and the tests run the batch plan on them
  * (test hook ec_batch_plan). No EC operation is at OpenSSL's speed here, so
- * "auto" serves none.
+ * "auto" serves none. One lane (mbc_impl_info): requests gain nothing by
+ * waiting for others.
  */
 #define EC_C_SET(op)                                                                               \
     {                                                                                              \
@@ -21,7 +22,7 @@
         .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
     }
 const struct mbc_ec_impl mbc_ec_impl_c = {
-    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = MBC_LANES, .fast_ops = 0},
+    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = 1, .fast_ops = 0},
              .needs = 0},
     .keygen = EC_C_SET(base),
     .sign = EC_C_SET(sign),
@@ -70,8 +71,10 @@ static const struct mbc_op_size ec_lone[] = {
  * adx: the scalar 64-bit kernels (ec_adx.c: MULX, ADCX, ADOX, a comb of
  * 7-bit windows for the fixed base) on every request, one by one; the
  * batch kernel, which only the tests' batch plan reaches, is the portable
- * 8-lane one. Measured against OpenSSL 3.0 (Xeon family 6 model 207, gcc
- * 12, MBCRYPTO_CPU_MASK=0x381ff mbc_bench --reps 3 p256 p384, 8 requests a
+ * 8-lane one, so the row has one lane (mbc_impl_info: inside ASYNC jobs
+ * its requests run at once instead of pausing for company). Measured
+ * against OpenSSL 3.0 (Xeon family 6 model 207, gcc 12,
+ * MBCRYPTO_CPU_MASK=0x381ff mbc_bench --reps 3 p256 p384, 8 requests a
  * call, load 9, one run): P-256 sign 1.18x, verify 0.87x, ECDH 0.85x,
  * keygen 1.07x; P-384 sign 10x, verify 2.2x, ECDH 3.5x, keygen 14x (the
  * same run of the tier before the divsteps inversion, AVX2 scans, Jacobian
@@ -88,7 +91,7 @@ static const struct mbc_op_size ec_lone[] = {
 static const struct mbc_ec_impl ec_adx = {
     .base = {.info = {.name = "adx",
                       .tier = MBC_TIER_SCALAR,
-                      .lanes = MBC_LANES,
+                      .lanes = 1,
                       .fast_ops = 1u << MBC_OP_EC_KEYGEN_P384},
              .needs = MBC_CPU_BMI2 | MBC_CPU_ADX | MBC_CPU_AVX2},
     .keygen = EC_ADX_SET(base),

@@ -10,8 +10,9 @@
  * request: measured on a Zen 3 (taskset -c 1), a full 8-lane derive batch
  * took 2.8 ms and 8 requests one by one on _c1 1.2 ms (public keys 1.25 ms
  * and 0.4 ms). So every portable request runs alone on _c1; the 8-lane
- * portable kernels are the IFMA kernels' digit-for-digit oracle. Below
- * OpenSSL's speed: "auto" serves none.
+ * portable kernels are the IFMA kernels' digit-for-digit oracle, and the
+ * row has one lane (mbc_impl_info). Below OpenSSL's speed: "auto" serves
+ * none.
  */
 #define X25519_C_SET(kern)                                                                         \
     {                                                                                              \
@@ -19,7 +20,7 @@
         .plan = {.few_lanes = 0, .one_by_one = MBC_LANES},                                         \
     }
 const struct mbc_x25519_impl mbc_x25519_impl_c = {
-    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = MBC_LANES, .fast_ops = 0},
+    .base = {.info = {.name = "c", .tier = MBC_TIER_PORTABLE, .lanes = 1, .fast_ops = 0},
              .needs = 0},
     .ladder = X25519_C_SET(ladder),
     .pubkey = X25519_C_SET(base),

@@ -126,10 +126,10 @@ sys.exit(1)
 PY
 }
 
-# route ALG OP BITS FAMILY_OP: "ours", "handed", or "none" when "auto" does
-# not serve the family (its FAMILY_OP bit not in fast_ops: policy.c's rows),
-# by the library's mbc_impl_get_info and mbc_impl_lone on this CPU.
-route() {
+# impl_py MODE ARGS...: the library's own answer on this CPU (under
+# MBCRYPTO_CPU_MASK if set), by mbc_impl_get_info and mbc_impl_lone: for
+# route and lanes below.
+impl_py() {
     python3 - "$(dirname "$MBC_PROVIDER_DIR")/libmbcrypto.so" "$@" <<'PY'
 import ctypes, sys
 lib = ctypes.CDLL(sys.argv[1])
@@ -137,12 +137,50 @@ class Info(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("tier", ctypes.c_int), ("lanes", ctypes.c_uint),
                 ("fast_ops", ctypes.c_uint)]
 lib.mbc_impl_get_info.restype = ctypes.POINTER(Info)
-alg, op, bits, fam_op = map(int, sys.argv[2:6])
-if not (lib.mbc_impl_get_info(alg).contents.fast_ops >> fam_op) & 1:
+mode, args = sys.argv[2], list(map(int, sys.argv[3:]))
+info = lib.mbc_impl_get_info(args[0]).contents
+if mode == "lanes":
+    print(info.lanes)
+elif not (info.fast_ops >> args[3]) & 1:
     print("none")
 else:
-    print("ours" if lib.mbc_impl_lone(alg, op, bits) else "handed")
+    print("ours" if lib.mbc_impl_lone(args[0], args[1], args[2]) else "handed")
 PY
+}
+
+# route ALG OP BITS FAMILY_OP: "ours", "handed", or "none" when "auto" does
+# not serve the family (its FAMILY_OP bit not in fast_ops: policy.c's rows).
+route() { impl_py route "$@"; }
+
+# lanes ALG: the lanes of the implementation the library selects for ALG
+# (an mbc_alg: 0 RSA, 2 EC, 3 X25519, 4 ML-KEM). 1: every request runs
+# alone, and inside ASYNC jobs at once, without a pause (EC and X25519
+# without IFMA).
+lanes() { impl_py lanes "$1"; }
+
+# one_lane ALG...: whether every ALG's implementation has one lane (lanes).
+one_lane() {
+    local a
+    for a in "$@"; do
+        [ "$(lanes "$a")" = 1 ] || return 1
+    done
+}
+
+# async_expect PREFIX MIN_BATCHED ALG...: the counter expectations (words,
+# each with PREFIX: "s:", "c:" or "") of an ASYNC run whose requests are of
+# the families ALG alone: when every one has one lane (one_lane), they ran
+# at once (no pause, none batched, at-once); otherwise jobs paused (and at
+# least MIN_BATCHED requests completed together; 0: not asserted).
+async_expect() {
+    local p=$1 min=$2
+    shift 2
+    if one_lane "$@"; then
+        echo "${p}async-pauses=0 ${p}async-batched=0 ${p}async-at-once>=1"
+    elif [ "$min" -gt 0 ]; then
+        echo "${p}async-pauses>=1 ${p}async-batched>=$min"
+    else
+        echo "${p}async-pauses>=1"
+    fi
 }
 
 # counter FILE NAME: the value of one counter of a counters file.

@@ -5,7 +5,8 @@
 # P-384 and X25519 (3.0; OpenSSL's own on 3.5) with -async_jobs 8 and
 # without, and AES-GCM (-evp, -aead), each
 # proven to run through mbcrypto by the counters file (with -async_jobs 8
-# to batch); the
+# to batch, or to run at once where the family's implementation has one
+# lane: async_expect); the
 # PRINT_COUNTERS command reporting that file's counts; an openssl.cnf
 # [engine_section] that loads the ENGINE (dynamic_path), serves all with
 # its SERVE command and makes it the default, used by speed without
@@ -79,12 +80,15 @@ sync_sizes="2048 3072 4096"
 for b in $sync_sizes; do
     speed_case "rsa$b-sync" "rsa$b" ops-rsa-sign'>='1 ops-rsa-verify'>='1 async-pauses=0
 done
+read -ra async_ec <<< "$(async_expect "" 2 2)"
+read -ra async_x <<< "$(async_expect "" 2 3)"
+note "EC ${async_ec[*]}; X25519 ${async_x[*]}"
 for c in p256 p384; do
     speed_case "ecdsa$c-async8" "-async_jobs 8 ecdsa$c" ops-ecdsa-sign'>='8 \
-        ops-ecdsa-verify'>='8 keys-ec'>='1 async-pauses'>='1 async-batched'>='2
+        ops-ecdsa-verify'>='8 keys-ec'>='1 "${async_ec[@]}"
     speed_case "ecdsa$c-sync" "ecdsa$c" ops-ecdsa-sign'>='1 ops-ecdsa-verify'>='1 async-pauses=0
     speed_case "ecdh$c-async8" "-async_jobs 8 ecdh$c" ops-ecdh'>='8 keys-ec'>='1 \
-        async-pauses'>='1 async-batched'>='2
+        "${async_ec[@]}"
     speed_case "ecdh$c-sync" "ecdh$c" ops-ecdh'>='1 async-pauses=0
 done
 # X25519: the ENGINE's method before OpenSSL 3.5 only (eng_x25519.c says
@@ -93,7 +97,7 @@ if [ "$1" = 35 ]; then
     speed_case ecdhx25519-openssl "ecdhx25519" ops-x25519-derive=0
 else
     speed_case ecdhx25519-async8 "-async_jobs 8 ecdhx25519" ops-x25519-derive'>='8 \
-        async-pauses'>='1 async-batched'>='2
+        "${async_x[@]}"
     speed_case ecdhx25519-sync "ecdhx25519" ops-x25519-derive'>='1 async-pauses=0
 fi
 speed_case aes128gcm "-evp aes-128-gcm -bytes 1024" ops-aes-gcm-encrypt'>='1
