@@ -160,10 +160,12 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #define EC64_P_MUL fe_p256_mul
 #define EC64_P_SQR fe_p256_sqr
 #define EC64_ADD fe64_add4
+#if !defined(MBC_MSAN) /* the asm forms; MSan builds take the generic ones */
 #define EC64_SUB(r, a, b, m) fe_p256_sub(r, a, b)
 #define EC64_HALF fe_p256_half
 #define EC64_TRI fe_p256_tri
 #define EC64_DBL_SUB fe_p256_dbl_sub
+#endif
 #define EC64_N_MUL(r, a, b) fe64_mont_mul4(r, a, b, ec64_p256.n)
 #include "ec_adx_curve.h"
 #undef EC64_N

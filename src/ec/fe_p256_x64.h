@@ -295,30 +295,6 @@ static inline void fe64_add4(uint64_t *r, const uint64_t *a, const uint64_t *b, 
     fe64_add(r, a, b, m, 4);
 }
 
-static inline void fe_p256_sub(uint64_t *r, const uint64_t *a, const uint64_t *b)
-{
-    fe64_sub(r, a, b, ec64_p256.p, 4);
-}
-
-static inline void fe_p256_half(uint64_t *r, const uint64_t *a)
-{
-    fe64_half(r, a, ec64_p256.p, 4);
-}
-
-static inline void fe_p256_dbl_sub(uint64_t *x, uint64_t *t, const uint64_t *b)
-{
-    fe_p256_sub(x, x, b);
-    fe_p256_sub(x, x, b);
-    fe_p256_sub(t, b, x);
-}
-
-static inline void fe_p256_tri(uint64_t *r, const uint64_t *a)
-{
-    uint64_t t[4];
-    fe64_add(t, a, a, ec64_p256.p, 4);
-    fe64_add(r, t, a, ec64_p256.p, 4);
-}
-
 static inline void fe64_mont_mul4(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                   const uint64_t *m)
 {
