@@ -994,15 +994,85 @@ static void bn_words(uint64_t *r, const BIGNUM *a, unsigned n)
     }
 }
 
+/* edge_value: the i-th input below m (n limbs) of the scalar kernels'
+ * tests: 0, 1, 2, m - 1, m - 2, values near m / 2, powers of two,
+ * all-ones limbs below m, and random ones from i = 12 on. */
+static void edge_value(BIGNUM *a, const BIGNUM *m, unsigned i, unsigned n)
+{
+    BN_zero(a);
+    switch (i) {
+    case 0:
+        break;
+    case 1:
+        BN_one(a);
+        break;
+    case 2:
+        BN_set_word(a, 2);
+        break;
+    case 3:
+        BN_sub(a, m, BN_value_one());
+        break;
+    case 4:
+        BN_sub(a, m, BN_value_one());
+        BN_sub_word(a, 1);
+        break;
+    case 5:
+        BN_rshift1(a, m);
+        break;
+    case 6:
+        BN_rshift1(a, m);
+        BN_add_word(a, 1);
+        break;
+    case 7:
+        BN_set_bit(a, 64 * n - 2);
+        break;
+    case 8:
+        BN_set_bit(a, 61);
+        break;
+    case 9:
+        BN_set_bit(a, 62);
+        break;
+    case 10:
+        BN_set_bit(a, 124);
+        BN_sub_word(a, 1);
+        break;
+    case 11:
+        BN_lshift(a, BN_value_one(), 64 * n - 64);
+        BN_sub_word(a, 1);
+        break;
+    default:
+        assert_true(BN_rand_range(a, m));
+    }
+}
+
+static int have_adx(const char *what)
+{
+    const uint64_t need = MBC_CPU_BMI2 | MBC_CPU_ADX;
+    if ((mbc_cpu_restrict(~0ull) & need) != need) {
+        print_message("no BMI2/ADX on this CPU: the scalar kernels' %s is not run\n", what);
+        return 0;
+    }
+    return 1;
+}
+
+/* modulus of curve group g: its order (mod_n) or p */
+static BIGNUM *modulus_of(EC_GROUP *g, int mod_n, BN_CTX *ctx)
+{
+    BIGNUM *m = BN_new();
+    if (mod_n) {
+        BN_copy(m, EC_GROUP_get0_order(g));
+    } else {
+        assert_true(EC_GROUP_get_curve(g, m, NULL, NULL, ctx));
+    }
+    return m;
+}
+
 /* test_adx_inv: the scalar kernels' divsteps inversion mod p and mod n of
- * each curve against BN_mod_inverse: 0 -> 0, 1, 2, m - 1, m - 2, powers
- * of two, all-ones limbs below m, values near m / 2, and random ones. */
+ * each curve against BN_mod_inverse, on the inputs of edge_value. */
 static void test_adx_inv(void **state)
 {
     (void)state;
-    const uint64_t need = MBC_CPU_BMI2 | MBC_CPU_ADX;
-    if ((mbc_cpu_restrict(~0ull) & need) != need) {
-        print_message("no BMI2/ADX on this CPU: the scalar kernels' inversion is not run\n");
+    if (!have_adx("inversion")) {
         skip();
     }
     BN_CTX *ctx = BN_CTX_new();
@@ -1011,59 +1081,11 @@ static void test_adx_inv(void **state)
         const unsigned n = c->id == MBC_CURVE_P256 ? 4 : 6;
         EC_GROUP *g = group_of(c);
         for (int mod_n = 0; mod_n < 2; mod_n++) {
-            BIGNUM *m = BN_new();
-            if (mod_n) {
-                BN_copy(m, EC_GROUP_get0_order(g));
-            } else {
-                assert_true(EC_GROUP_get_curve(g, m, NULL, NULL, ctx));
-            }
+            BIGNUM *m = modulus_of(g, mod_n, ctx);
             const unsigned count = mbt_scale(300);
             for (unsigned i = 0; i < count + 12; i++) {
                 BIGNUM *a = BN_new();
-                switch (i) {
-                case 0:
-                    BN_zero(a);
-                    break;
-                case 1:
-                    BN_one(a);
-                    break;
-                case 2:
-                    BN_set_word(a, 2);
-                    break;
-                case 3:
-                    BN_sub(a, m, BN_value_one());
-                    break;
-                case 4:
-                    BN_sub(a, m, BN_value_one());
-                    BN_sub_word(a, 1);
-                    break;
-                case 5:
-                    BN_rshift1(a, m);
-                    break;
-                case 6:
-                    BN_rshift1(a, m);
-                    BN_add_word(a, 1);
-                    break;
-                case 7:
-                    BN_set_bit(a, 64 * n - 2);
-                    break;
-                case 8:
-                    BN_set_bit(a, 61);
-                    break;
-                case 9:
-                    BN_set_bit(a, 62);
-                    break;
-                case 10:
-                    BN_set_bit(a, 124);
-                    BN_sub_word(a, 1);
-                    break;
-                case 11:
-                    BN_lshift(a, BN_value_one(), 64 * n - 64);
-                    BN_sub_word(a, 1);
-                    break;
-                default:
-                    assert_true(BN_rand_range(a, m));
-                }
+                edge_value(a, m, i, n);
                 uint64_t aw[6], rw[6], ew[6] = {0};
                 bn_words(aw, a, n);
                 mbc_ec_adx_inv(c->id, mod_n, rw, aw);
@@ -1088,6 +1110,65 @@ static void test_adx_inv(void **state)
     }
     BN_CTX_free(ctx);
 }
+
+/* test_adx_mul: the scalar kernels' Montgomery multiply and square mod p
+ * (each curve's own assembly: P-256's and P-384's special reductions,
+ * P-384's separate square) and multiply mod n against BN_mod_mul by
+ * R^-1 = 2^(-64 n), on every pair of edge_value's edge inputs and on
+ * random pairs. */
+static void test_adx_mul(void **state)
+{
+    (void)state;
+    if (!have_adx("multiplication")) {
+        skip();
+    }
+    BN_CTX *ctx = BN_CTX_new();
+    for (unsigned ci = 0; ci < NCURVES; ci++) {
+        const struct ec_curve *c = curves[ci];
+        const unsigned n = c->id == MBC_CURVE_P256 ? 4 : 6;
+        EC_GROUP *g = group_of(c);
+        for (int op = 0; op < 3; op++) { /* p multiply, p square, n multiply */
+            BIGNUM *m = modulus_of(g, op == 2, ctx), *rinv = BN_new(), *a = BN_new(), *b = BN_new(),
+                   *e = BN_new();
+            BN_lshift(rinv, BN_value_one(), 64 * n);
+            assert_non_null(BN_mod_inverse(rinv, rinv, m, ctx));
+            const unsigned count = mbt_scale(2000);
+            for (unsigned i = 0; i < 12 * 12 + count; i++) {
+                edge_value(a, m, i < 144 ? i / 12 : 12, n);
+                if (op == 1) {
+                    BN_copy(b, a);
+                } else {
+                    edge_value(b, m, i < 144 ? i % 12 : 12, n);
+                }
+                uint64_t aw[6], bw[6], rw[6], ew[6];
+                bn_words(aw, a, n);
+                bn_words(bw, b, n);
+                mbc_ec_adx_mul(c->id, op, rw, aw, bw);
+                assert_true(BN_mod_mul(e, a, b, m, ctx));
+                assert_true(BN_mod_mul(e, e, rinv, m, ctx));
+                bn_words(ew, e, n);
+                if (memcmp(rw, ew, 8 * n) != 0) {
+                    char *ah = BN_bn2hex(a), *bh = BN_bn2hex(b);
+                    print_error("P-%u %s of %s and %s wrong\n", c->bits,
+                                op == 0   ? "multiply mod p"
+                                : op == 1 ? "square mod p"
+                                          : "multiply mod n",
+                                ah, bh);
+                    OPENSSL_free(ah);
+                    OPENSSL_free(bh);
+                    fail();
+                }
+            }
+            BN_free(m);
+            BN_free(rinv);
+            BN_free(a);
+            BN_free(b);
+            BN_free(e);
+        }
+        EC_GROUP_free(g);
+    }
+    BN_CTX_free(ctx);
+}
 #endif
 
 int main(void)
@@ -1102,6 +1183,7 @@ int main(void)
         {"test_ifma4/ifma", test_ifma4, NULL, NULL, (void *)"ifma"},
 #if MBC_HAVE_ADX
         cmocka_unit_test(test_adx_inv),
+        cmocka_unit_test(test_adx_mul),
 #endif
     };
     return mbt_run("ec_field", tests);

@@ -183,8 +183,8 @@ static void ec64_fault(uint64_t *x, unsigned mask)
 #define EC64_N 6
 #define EC64_CV ec64_p384
 #define EC64_FN(x) x##_p384
-#define EC64_P_MUL(r, a, b) fe64_mont_mul6(r, a, b, ec64_p384.p)
-#define EC64_P_SQR(r, a) fe64_mont_mul6(r, a, a, ec64_p384.p)
+#define EC64_P_MUL fe_p384_mul
+#define EC64_P_SQR fe_p384_sqr
 #define EC64_N_MUL(r, a, b) fe64_mont_mul6(r, a, b, ec64_p384.n)
 #include "ec_adx_curve.h"
 #undef EC64_N
@@ -200,6 +200,15 @@ void mbc_ec_adx_inv(unsigned curve, int mod_n, uint64_t *r, const uint64_t *a)
     const struct ec64_curve *c = curve == MBC_CURVE_P256 ? &ec64_p256 : &ec64_p384;
     sg_inv(r, a, mod_n ? c->n_s62 : c->p_s62, mod_n ? c->n_minv62 : c->p_minv62, c->n_limbs,
            c->sg_limbs, c->sg_batches);
+}
+
+void mbc_ec_adx_mul(unsigned curve, int op, uint64_t *r, const uint64_t *a, const uint64_t *b)
+{
+    if (curve == MBC_CURVE_P256) {
+        op == 0 ? p_mul_p256(r, a, b) : op == 1 ? p_sqr_p256(r, a) : n_mul_p256(r, a, b);
+    } else {
+        op == 0 ? p_mul_p384(r, a, b) : op == 1 ? p_sqr_p384(r, a) : n_mul_p384(r, a, b);
+    }
 }
 #endif
 

@@ -66,6 +66,11 @@ extern _Atomic unsigned long mbc_ec_kern_hits_adx;
  * mod_n, for a < m (plain, 4 or 6 limbs; 0 -> 0): the kernels' inversion
  * (ec_adx_inv.h), for test_ec_field. */
 void mbc_ec_adx_inv(unsigned curve, int mod_n, uint64_t *r, const uint64_t *a);
+
+/* mbc_ec_adx_mul: r = a b / R of the curve's kernels for op 0 (mod p), a^2
+ * / R for op 1 (mod p, b unused) and a b / R for op 2 (mod n), a, b < m
+ * (4 or 6 limbs, R = 2^(64 limbs)), for test_ec_field. */
+void mbc_ec_adx_mul(unsigned curve, int op, uint64_t *r, const uint64_t *a, const uint64_t *b);
 #endif
 
 #endif /* MBC_SRC_EC_EC_ADX_H */
