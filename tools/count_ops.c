@@ -31,6 +31,9 @@
  * outside the vector operations' dependencies); it shows which passes the
  * order of their source slows (X25519 derive: 22% more cycles at a window
  * of 24 than at 160).
+ * A third machine, Zen 5 (2 zmm multiply-adds and 4 zmm operations in all
+ * per cycle), gets the bound alone, printed against the cycles the kernels
+ * measured there (report_zen5).
  * Where ../shared/PERF.md has a measured time of the pass on the Intel part
  * (section 2, cycles per pass; RSA from section 1's rates at its 3.8 GHz),
  * it prints the model's error against it, raw and after one calibration
@@ -256,6 +259,16 @@ static double model_zen4(struct count c)
     return fmax(fmax((double)c.madd, (double)c.alu / 2), (double)c.path) + (double)c.scalar;
 }
 
+/* Zen 5 (family 26 model 2), measured with unrolled loops of independent
+ * instructions: 2 zmm multiply-adds and 4 zmm operations in all per cycle
+ * (a 1:1 mix of multiply-adds and adds 3.6, 1:2 4.0). The bound only; the
+ * out-of-order schedule and the budgets stay on the two machines above. */
+static double model_zen5(struct count c)
+{
+    return fmax(fmax((double)c.madd / 2, (double)(c.madd + c.alu) / 4), (double)c.path) +
+           (double)c.scalar;
+}
+
 static int bad;
 
 /* same: a constant-time kernel counted the same on other inputs. */
@@ -273,7 +286,10 @@ static void same(const char *name, struct count a, struct count b)
 
 /* pass: one row of the report. id: its name in the budget file. perf: the
  * Intel part's measured cycles per pass in ../shared/PERF.md (0: none);
- * perf_total: the count PERF.md measured it at (0: not given). */
+ * perf_total: the count PERF.md measured it at (0: not given). zen5: the
+ * cycles per pass measured on an AMD Zen 5 (family 26 model 2) at the
+ * counts of 2026-12-04 (mbc_bench --cpu-time --reps 5, 8-lane rates, at
+ * 3.8 GHz; 0: none). */
 struct pass {
     const char *id, *label;
     double perf;
@@ -281,36 +297,39 @@ struct pass {
     int lone;
     struct count c;
     int have;
+    double zen5;
 };
+
+#define ZEN5(rate) (8 / (rate)*3.8e9)
 
 /* clang-format off */
 static struct pass passes[] = {
-    {"rsa2048.private", "RSA-2048 private", 8 / 9965.0 * 3.8e9, 0, 0, {0}, 0},
-    {"rsa2048.public", "RSA-2048 public", 8 / 337221.0 * 3.8e9, 0, 0, {0}, 0},
-    {"rsa3072.private", "RSA-3072 private", 8 / 2950.0 * 3.8e9, 0, 0, {0}, 0},
-    {"rsa3072.public", "RSA-3072 public", 8 / 138743.0 * 3.8e9, 0, 0, {0}, 0},
-    {"rsa4096.private", "RSA-4096 private", 8 / 1297.0 * 3.8e9, 0, 0, {0}, 0},
-    {"rsa4096.public", "RSA-4096 public", 8 / 80745.0 * 3.8e9, 0, 0, {0}, 0},
-    {"p256.mul", "P-256 mul mod p", 0, 0, 0, {0}, 0},
-    {"p256.sqr", "P-256 sqr mod p", 0, 0, 0, {0}, 0},
-    {"p256.keygen", "P-256 keygen", 159099, 173349, 0, {0}, 0},
-    {"p256.sign", "P-256 sign", 205329, 213074, 0, {0}, 0},
-    {"p256.verify", "P-256 verify", 582556, 774597, 0, {0}, 0},
-    {"p256.ecdh", "P-256 ECDH", 461931, 624314, 0, {0}, 0},
-    {"p256.keygen_lone", "P-256 keygen lone", 0, 0, 1, {0}, 0},
-    {"p256.sign_lone", "P-256 sign lone", 28.8e-6 * 3.8e9, 99669, 1, {0}, 0},
-    {"p384.mul", "P-384 mul mod p", 0, 0, 0, {0}, 0},
-    {"p384.sqr", "P-384 sqr mod p", 0, 0, 0, {0}, 0},
-    {"p384.keygen", "P-384 keygen", 478463, 581965, 0, {0}, 0},
-    {"p384.sign", "P-384 sign", 602205, 715898, 0, {0}, 0},
-    {"p384.verify", "P-384 verify", 1883811, 2549537, 0, {0}, 0},
-    {"p384.ecdh", "P-384 ECDH", 1592073, 2089280, 0, {0}, 0},
-    {"p384.keygen_lone", "P-384 keygen lone", 0, 0, 1, {0}, 0},
-    {"p384.sign_lone", "P-384 sign lone", 0, 0, 1, {0}, 0},
-    {"x25519.mul", "X25519 mul", 0, 0, 0, {0}, 0},
-    {"x25519.sqr", "X25519 sqr", 0, 0, 0, {0}, 0},
-    {"x25519.derive", "X25519 derive", 197951, 285921, 0, {0}, 0},
-    {"x25519.keygen", "X25519 keygen", 69856, 89116, 0, {0}, 0},
+    {"rsa2048.private", "RSA-2048 private", 8 / 9965.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(13543.8)},
+    {"rsa2048.public", "RSA-2048 public", 8 / 337221.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(450446.0)},
+    {"rsa3072.private", "RSA-3072 private", 8 / 2950.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(4098.5)},
+    {"rsa3072.public", "RSA-3072 public", 8 / 138743.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(190179.0)},
+    {"rsa4096.private", "RSA-4096 private", 8 / 1297.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(1749.8)},
+    {"rsa4096.public", "RSA-4096 public", 8 / 80745.0 * 3.8e9, 0, 0, {0}, 0, ZEN5(109756.0)},
+    {"p256.mul", "P-256 mul mod p", 0, 0, 0, {0}, 0, 0},
+    {"p256.sqr", "P-256 sqr mod p", 0, 0, 0, {0}, 0, 0},
+    {"p256.keygen", "P-256 keygen", 159099, 173349, 0, {0}, 0, ZEN5(537181.0)},
+    {"p256.sign", "P-256 sign", 205329, 213074, 0, {0}, 0, ZEN5(511338.0)},
+    {"p256.verify", "P-256 verify", 582556, 774597, 0, {0}, 0, ZEN5(102403.0)},
+    {"p256.ecdh", "P-256 ECDH", 461931, 624314, 0, {0}, 0, ZEN5(111414.0)},
+    {"p256.keygen_lone", "P-256 keygen lone", 0, 0, 1, {0}, 0, 0},
+    {"p256.sign_lone", "P-256 sign lone", 28.8e-6 * 3.8e9, 99669, 1, {0}, 0, 0},
+    {"p384.mul", "P-384 mul mod p", 0, 0, 0, {0}, 0, 0},
+    {"p384.sqr", "P-384 sqr mod p", 0, 0, 0, {0}, 0, 0},
+    {"p384.keygen", "P-384 keygen", 478463, 581965, 0, {0}, 0, ZEN5(207355.0)},
+    {"p384.sign", "P-384 sign", 602205, 715898, 0, {0}, 0, ZEN5(191783.0)},
+    {"p384.verify", "P-384 verify", 1883811, 2549537, 0, {0}, 0, ZEN5(31822.7)},
+    {"p384.ecdh", "P-384 ECDH", 1592073, 2089280, 0, {0}, 0, ZEN5(38912.9)},
+    {"p384.keygen_lone", "P-384 keygen lone", 0, 0, 1, {0}, 0, 0},
+    {"p384.sign_lone", "P-384 sign lone", 0, 0, 1, {0}, 0, 0},
+    {"x25519.mul", "X25519 mul", 0, 0, 0, {0}, 0, 0},
+    {"x25519.sqr", "X25519 sqr", 0, 0, 0, {0}, 0, 0},
+    {"x25519.derive", "X25519 derive", 197951, 285921, 0, {0}, 0, ZEN5(355942.0)},
+    {"x25519.keygen", "X25519 keygen", 69856, 89116, 0, {0}, 0, ZEN5(810790.0)},
 };
 /* clang-format on */
 #define NUM_PASSES (sizeof(passes) / sizeof(passes[0]))
@@ -664,6 +683,25 @@ static void report(double ghz)
     }
 }
 
+/* report_zen5: the Zen 5 bound against what the kernels measured there. */
+static void report_zen5(void)
+{
+    printf("\nZen 5 (AMD family 26 model 2): 2 zmm multiply-adds and 4 zmm ops in all per\n"
+           "cycle (measured); bound = max(madd / 2, total / 4, critical path) + scalar;\n"
+           "measured: cycles per pass from mbc_bench's 8-lane rates there at 3.8 GHz\n"
+           "(2026-12-04, the counts of that day); of bound: bound / measured\n\n");
+    printf("%-18s %9s %9s %8s %7s\n", "kernel pass", "bound", "measured", "of bound", "ops/cyc");
+    for (size_t i = 0; i < NUM_PASSES; i++) {
+        const struct pass *p = &passes[i];
+        if (!p->have || p->zen5 <= 0) {
+            continue;
+        }
+        const double mz = model_zen5(p->c);
+        printf("%-18s %9.0f %9.0f %7.0f%% %7.2f\n", p->label, mz, p->zen5, 100 * mz / p->zen5,
+               (double)(p->c.madd + p->c.alu) / p->zen5);
+    }
+}
+
 /* ---------------------------------------------------------------- budgets */
 
 struct budget {
@@ -847,5 +885,6 @@ int main(int argc, char **argv)
         return fails != 0 || bad;
     }
     report(ghz);
+    report_zen5();
     return bad;
 }
