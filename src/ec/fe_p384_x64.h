@@ -182,13 +182,6 @@ static inline void fe_p384_mul(uint64_t *r, const uint64_t *a, const uint64_t *b
     "sbbq $0, " T5 "\n\t"                                                                          \
     "sbbq $0, " T0 "\n\t"
 
-/* FE64_SQR6_MAC(OFF, TL, TH): t += rdx a_j (a_j at OFF) in a row of the
- * triangle: the low half on the ADCX chain, the high one on ADOX */
-#define FE64_SQR6_MAC(OFF, TL, TH)                                                                 \
-    "mulxq " OFF "(%[a]), %%r8, %%r9\n\t"                                                          \
-    "adcxq %%r8, " TL "\n\t"                                                                       \
-    "adoxq %%r9, " TH "\n\t"
-
 /* FE64_SQR6_DBL(OFF, T, H): limb T (loaded from OFF(w)) doubled on the
  * ADCX chain, the square half H added on ADOX */
 #define FE64_SQR6_DBL(OFF, T, H)                                                                   \
@@ -229,27 +222,27 @@ static inline void fe_p384_sqr(uint64_t *r, const uint64_t *a)
         "movq 8(%[a]), %%rdx\n\t"
         "xorl %%eax, %%eax\n\t"
         "xorl %%r10d, %%r10d\n\t"
-        FE64_SQR6_MAC("16", "%%r12", "%%r13")
-        FE64_SQR6_MAC("24", "%%r13", "%%r14")
-        FE64_SQR6_MAC("32", "%%r14", "%%r15")
-        FE64_SQR6_MAC("40", "%%r15", "%%r10")
+        FE64_MAC1("%[a]", "16", "%%r12", "%%r13")
+        FE64_MAC1("%[a]", "24", "%%r13", "%%r14")
+        FE64_MAC1("%[a]", "32", "%%r14", "%%r15")
+        FE64_MAC1("%[a]", "40", "%%r15", "%%r10")
         "adcxq %%rax, %%r10\n\t"
         "movq %%r12, 24+%[w]\n\t"
         "movq %%r13, 32+%[w]\n\t"
         /* row 2: a_2 (a_3 .. a_5) into t5..t8 (t8 = r11) */
         "movq 16(%[a]), %%rdx\n\t"
         "xorl %%r11d, %%r11d\n\t"
-        FE64_SQR6_MAC("24", "%%r14", "%%r15")
-        FE64_SQR6_MAC("32", "%%r15", "%%r10")
-        FE64_SQR6_MAC("40", "%%r10", "%%r11")
+        FE64_MAC1("%[a]", "24", "%%r14", "%%r15")
+        FE64_MAC1("%[a]", "32", "%%r15", "%%r10")
+        FE64_MAC1("%[a]", "40", "%%r10", "%%r11")
         "adcxq %%rax, %%r11\n\t"
         "movq %%r14, 40+%[w]\n\t"
         "movq %%r15, 48+%[w]\n\t"
         /* row 3: a_3 (a_4, a_5) into t7..t9 (t9 = r12) */
         "movq 24(%[a]), %%rdx\n\t"
         "xorl %%r12d, %%r12d\n\t"
-        FE64_SQR6_MAC("32", "%%r10", "%%r11")
-        FE64_SQR6_MAC("40", "%%r11", "%%r12")
+        FE64_MAC1("%[a]", "32", "%%r10", "%%r11")
+        FE64_MAC1("%[a]", "40", "%%r11", "%%r12")
         "adcxq %%rax, %%r12\n\t"
         "movq %%r10, 56+%[w]\n\t"
         "movq %%r11, 64+%[w]\n\t"
